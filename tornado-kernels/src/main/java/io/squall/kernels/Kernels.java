@@ -1,0 +1,78 @@
+package io.squall.kernels;
+
+/**
+ * The compute operations a transformer forward pass needs, over flat row-major {@code float[]}
+ * activations. Every operation takes a {@code batch} of rows so that one pass over a weight matrix
+ * serves many tokens (prefill) or many sequences (continuous batching).
+ *
+ * <p>Implementations: the reference (the TornadoVM-style static kernels run as plain Java, the
+ * semantics every other implementation must match) and the CPU executor (Vector API across a fixed
+ * thread pool). Obtain the fastest available one with {@link #best()}.
+ *
+ * <p>Thread-safety: an instance may be used by one forward pass at a time; calls block until the
+ * result is written. Arrays must be large enough for the stated extents; extents are not re-checked
+ * on every call beyond what the JVM does.
+ */
+public interface Kernels extends AutoCloseable {
+
+    /** A short name for logs, such as {@code "cpu-vector(2 threads, 512-bit)"}. */
+    String name();
+
+    /**
+     * {@code out[b·rows + r] = Σ_c W[r][c] · x[b·cols + c]} for {@code b < batch}, {@code r < rows}:
+     * each row of the weight is read once for the whole batch.
+     */
+    void matmul(WeightMatrix w, float[] x, float[] out, int batch);
+
+    /**
+     * {@link #matmul} for several matrices that share the same input (Q, K and V; gate and up) in a
+     * single parallel pass: {@code outs[i]} receives {@code ws[i] · x}.
+     */
+    void matmulMany(WeightMatrix[] ws, float[] x, float[][] outs, int batch);
+
+    /** Dequantizes row {@code row} of {@code w} into {@code out[offset .. offset+cols)} (embedding lookup). */
+    void dequantizeRow(WeightMatrix w, int row, float[] out, int offset);
+
+    /**
+     * RMS norm of each of {@code rows} rows of length {@code dim}:
+     * {@code out = x / sqrt(mean(x²) + eps) · weight}. {@code out} may be {@code x}.
+     */
+    void rmsnorm(float[] out, float[] x, float[] weight, int rows, int dim, float eps);
+
+    /**
+     * Rotary position embedding in place over {@code x}, laid out {@code [batch][heads][headDim]};
+     * row {@code b} is at position {@code positions[b]}. Only the first {@code rotaryDim} dimensions
+     * of each head rotate. {@code cos}/{@code sin} are tables {@code [position][rotaryDim/2]}.
+     * {@code neox} rotates pairs {@code (i, i + rotaryDim/2)}; otherwise adjacent pairs {@code (2i, 2i+1)}.
+     */
+    void rope(float[] x, int batch, int[] positions, int heads, int headDim, int rotaryDim,
+              float[] cos, float[] sin, boolean neox);
+
+    /**
+     * Causal multi-head attention with grouped-query KV for one sequence. {@code q} and {@code out}
+     * are {@code [batch][heads·headDim]}; the caches are {@code [position][kvHeads·headDim]} and
+     * already hold positions {@code 0 .. startPos+batch-1}. Row {@code b} sits at position
+     * {@code startPos+b} and attends to positions {@code 0 .. startPos+b}; query head {@code h} reads
+     * KV head {@code h / (heads/kvHeads)}. {@code scale} multiplies the scores (usually
+     * {@code 1/sqrt(headDim)}).
+     */
+    void attention(float[] q, float[] keyCache, float[] valueCache, float[] out, int batch, int startPos,
+                   int heads, int kvHeads, int headDim, float scale);
+
+    /** {@code gate[i] = silu(gate[i]) · up[i]} for {@code i < n}: the SwiGLU activation. */
+    void siluMul(float[] gate, float[] up, int n);
+
+    /** {@code acc[i] += x[i]} for {@code i < n}: the residual connection. */
+    void add(float[] acc, float[] x, int n);
+
+    /** Adds {@code bias} to each of {@code rows} rows of length {@code dim}. */
+    void addBias(float[] x, float[] bias, int rows, int dim);
+
+    /** Softmax in place over {@code x[offset .. offset+n)}. */
+    void softmax(float[] x, int offset, int n);
+
+    /** Releases the thread pool, if any. */
+    @Override
+    void close();
+
+}
