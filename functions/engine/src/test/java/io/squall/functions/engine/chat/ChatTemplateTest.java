@@ -200,6 +200,39 @@ class ChatTemplateTest {
     }
 
     @Test
+    void filtersLoopsLikeJinja2() {
+        String source = """
+                {%- for m in messages if m.role == 'user' -%}
+                {{ loop.index }}:{{ m.content }}{% if loop.last %}.{% else %},{% endif %}
+                {%- endfor %}|{% for m in messages %}{% if m.role == 'system' %}{{ m.content }}{% endif %}{% endfor %}
+                {%- for k, v in {'a': 1, 'b': 2}.items() if v > 1 %}|{{ k }}={{ v }}{% endfor %}
+                {%- for x in (messages if add_generation_prompt else []) %}|{{ x.role }}{% endfor %}
+                """;
+        List<ChatMessage> messages = List.of(
+                ChatMessage.of("system", "S"), ChatMessage.of("user", "a"), ChatMessage.of("assistant", "b"),
+                ChatMessage.of("user", "c"), ChatMessage.of("assistant", "d"));
+        assertThat(ChatTemplate.compile(source, NO_TOKENS).render(ChatTemplateInput.of(messages)))
+                .isEqualTo("1:a,2:c.|S|b=2|system|user|assistant|user|assistant");
+    }
+
+    @Test
+    void globalFunctionsCountAsDefinedLikeInHuggingFace() {
+        // Llama 3.2 picks today's date only when strftime_now is defined, else a fixed 26 Jul 2024.
+        String source = """
+                {%- if not date_string is defined %}
+                    {%- if strftime_now is defined %}
+                        {%- set date_string = strftime_now("%Y-%m-%d") %}
+                    {%- else %}
+                        {%- set date_string = "26 Jul 2024" %}
+                    {%- endif %}
+                {%- endif %}
+                {{- date_string }}
+                """;
+        String today = DateTimeFormatter.ISO_LOCAL_DATE.format(ZonedDateTime.now(ZoneOffset.UTC));
+        assertThat(ChatTemplate.compile(source, NO_TOKENS).render(ChatTemplateInput.of(List.of()))).isEqualTo(today);
+    }
+
+    @Test
     void reportsCompileAndRenderErrorsClearly() {
         assertThatThrownBy(() -> ChatTemplate.compile("{% if messages %}unclosed", NO_TOKENS))
                 .isInstanceOfSatisfying(ChatTemplateException.class, e -> assertThat(e.raisedByTemplate()).isFalse())

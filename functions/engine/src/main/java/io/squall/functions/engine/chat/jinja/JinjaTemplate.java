@@ -10,6 +10,7 @@ import com.hubspot.jinjava.lib.fn.ELFunctionDefinition;
 import com.hubspot.jinjava.tree.Node;
 import io.squall.functions.engine.chat.ChatTemplateException;
 import io.squall.functions.engine.chat.jinja.TemplateFunctions.TemplateRaisedException;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -20,7 +21,7 @@ import jinjava.javax.el.CompositeELResolver;
  * Jinja2 environment Hugging Face renders chat templates in: {@code trim_blocks} and {@code lstrip_blocks} on, one
  * trailing newline of the source dropped ({@code keep_trailing_newline=False}), Jinja2's operator precedence and
  * whitespace control, plus {@link PythonStringMethods}, {@link ToJsonFilter}, {@link GenerationTag},
- * {@code raise_exception} and {@code strftime_now}.
+ * {@code raise_exception}, {@code strftime_now} and filtered loops ({@link LoopFilters}).
  *
  * <p>Thread-safe: the parsed tree is only read while rendering, and every rendering has its own interpreter and
  * context. The shared Jinjava instance is configured once and never rendered through directly (its
@@ -49,10 +50,19 @@ public final class JinjaTemplate {
             .build();
     private static final Jinjava JINJAVA = createJinjava();
 
-    private final Node root;
+    /**
+     * Variables naming the global functions, so that {@code strftime_now is defined} holds as in Hugging Face's
+     * environment (Llama 3.x templates test it); calls still go to the registered functions.
+     */
+    private static final Map<String, Object> FUNCTION_NAMES = Map.of(
+            "raise_exception", "raise_exception", "strftime_now", "strftime_now");
 
-    private JinjaTemplate(Node root) {
+    private final Node root;
+    private final List<LoopFilters.Condition> loopConditions;
+
+    private JinjaTemplate(Node root, List<LoopFilters.Condition> loopConditions) {
         this.root = root;
+        this.loopConditions = loopConditions;
     }
 
     /**
@@ -64,12 +74,13 @@ public final class JinjaTemplate {
     public static JinjaTemplate compile(String source) {
         Objects.requireNonNull(source, "source");
         String trimmed = source.endsWith("\n") ? source.substring(0, source.length() - 1) : source;
+        LoopFilters.Rewritten rewritten = LoopFilters.rewrite(trimmed);
         JinjavaInterpreter interpreter = newInterpreter(Map.of());
         JinjavaInterpreter.pushCurrent(interpreter);
         try {
-            Node root = interpreter.parse(trimmed);
+            Node root = interpreter.parse(rewritten.source());
             failOnFatalErrors(interpreter.getErrorsCopy(), "does not compile");
-            return new JinjaTemplate(root);
+            return new JinjaTemplate(root, rewritten.conditions());
         } finally {
             JinjavaInterpreter.popCurrent();
         }
@@ -84,7 +95,10 @@ public final class JinjaTemplate {
      *                               when the template called {@code raise_exception}
      */
     public String render(Map<String, ?> bindings) {
-        JinjavaInterpreter interpreter = newInterpreter(bindings);
+        Map<String, Object> variables = new HashMap<>(FUNCTION_NAMES);
+        variables.put(LoopFilters.CONDITIONS_VARIABLE, loopConditions);
+        variables.putAll(bindings);
+        JinjavaInterpreter interpreter = newInterpreter(variables);
         JinjavaInterpreter.pushCurrent(interpreter);
         try {
             String output = interpreter.render(root);
@@ -132,6 +146,8 @@ public final class JinjaTemplate {
                 "", "raise_exception", TemplateFunctions.class, "raiseException", String.class));
         jinjava.registerFunction(new ELFunctionDefinition(
                 "", "strftime_now", TemplateFunctions.class, "strftimeNow", String.class));
+        jinjava.registerFunction(new ELFunctionDefinition(
+                "", "squall_loop_filter", LoopFilters.class, "filter", Object.class, int.class));
         return jinjava;
     }
 }
