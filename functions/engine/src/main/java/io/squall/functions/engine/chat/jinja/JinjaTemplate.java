@@ -76,13 +76,10 @@ public final class JinjaTemplate {
         String trimmed = source.endsWith("\n") ? source.substring(0, source.length() - 1) : source;
         LoopFilters.Rewritten rewritten = LoopFilters.rewrite(trimmed);
         JinjavaInterpreter interpreter = newInterpreter(Map.of());
-        JinjavaInterpreter.pushCurrent(interpreter);
-        try {
+        try (var current = JinjavaInterpreter.closeablePushCurrent(interpreter).get()) {
             Node root = interpreter.parse(rewritten.source());
             failOnFatalErrors(interpreter.getErrorsCopy(), "does not compile");
             return new JinjaTemplate(root, rewritten.conditions());
-        } finally {
-            JinjavaInterpreter.popCurrent();
         }
     }
 
@@ -99,15 +96,12 @@ public final class JinjaTemplate {
         variables.put(LoopFilters.CONDITIONS_VARIABLE, loopConditions);
         variables.putAll(bindings);
         JinjavaInterpreter interpreter = newInterpreter(variables);
-        JinjavaInterpreter.pushCurrent(interpreter);
-        try {
+        try (var current = JinjavaInterpreter.closeablePushCurrent(interpreter).get()) {
             String output = interpreter.render(root);
             failOnFatalErrors(interpreter.getErrorsCopy(), "failed to render");
             return output;
         } catch (TemplateRaisedException e) {
             throw new ChatTemplateException(e.getMessage(), true, e);
-        } finally {
-            JinjavaInterpreter.popCurrent();
         }
     }
 
