@@ -1,0 +1,58 @@
+package io.squall.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** Entry point of the {@code squall} command. */
+@Command(name = "squall",
+        mixinStandardHelpOptions = true,
+        versionProvider = Squall.Version.class,
+        description = "Serve large language models on the JVM.",
+        subcommands = {
+                RunCommand.class,
+                TokenizeCommand.class,
+                LogitsCommand.class,
+                GenModelCommand.class,
+        })
+public final class Squall implements Runnable {
+
+    @CommandLine.Spec
+    private CommandLine.Model.CommandSpec spec;
+
+    public static void main(String[] args) {
+        System.exit(execute(args));
+    }
+
+    /** Runs the command line and returns the exit code (0 on success). */
+    static int execute(String... args) {
+        CommandLine commandLine = new CommandLine(new Squall());
+        commandLine.setExecutionExceptionHandler(Squall::reportFailure);
+        return commandLine.execute(args);
+    }
+
+    /** Bad input and unreadable files are the user's to fix: one line, no stack trace. */
+    private static int reportFailure(Exception e, CommandLine commandLine, CommandLine.ParseResult parseResult) {
+        boolean expected = e instanceof IllegalArgumentException || e instanceof java.io.UncheckedIOException
+                || e instanceof java.io.IOException || e instanceof IllegalStateException;
+        if (expected) {
+            commandLine.getErr().println("squall " + commandLine.getCommandName() + ": " + e.getMessage());
+        } else {
+            commandLine.getErr().println("squall " + commandLine.getCommandName() + ": internal error: " + e);
+            e.printStackTrace(commandLine.getErr());
+        }
+        return 1;
+    }
+
+    @Override
+    public void run() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "a subcommand is required");
+    }
+
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String version = Squall.class.getPackage().getImplementationVersion();
+            return new String[] {"squall " + (version == null ? "development build" : version)};
+        }
+    }
+}

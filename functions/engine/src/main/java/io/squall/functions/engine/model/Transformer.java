@@ -1,0 +1,265 @@
+package io.squall.functions.engine.model;
+
+import io.squall.kernels.Kernels;
+import io.squall.kernels.WeightMatrix;
+
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The forward pass of a llama-family decoder. One call runs a batch of rows drawn from one or more
+ * sequences: every matmul reads each weight once for all rows, while attention runs per sequence over
+ * its own {@link KvCache}. A prompt prefill is one long segment; a continuous-batching decode step is
+ * one single-token segment per running sequence.
+ *
+ * <p>Not thread-safe: scratch buffers are reused across calls.
+ */
+public final class Transformer {
+
+    /**
+     * A run of tokens of one sequence, appended at the end of its cache.
+     *
+     * @param cache the sequence's cache; its length is the position of {@code tokens[offset]}
+     * @param tokens token ids
+     * @param offset first token to run
+     * @param count tokens to run, at least 1
+     * @param logits receives the logits of the last token ({@code vocabSize} floats), or {@code null} for none
+     */
+    public record Segment(KvCache cache, int[] tokens, int offset, int count, float[] logits) {
+        public Segment {
+            Objects.requireNonNull(cache, "cache");
+            Objects.requireNonNull(tokens, "tokens");
+            Objects.checkFromIndexSize(offset, count, tokens.length);
+            if (count < 1) {
+                throw new IllegalArgumentException("a segment runs at least one token");
+            }
+        }
+    }
+
+    private final ModelConfig config;
+    private final ModelWeights weights;
+    private final Kernels kernels;
+    private final int maxPositions;
+    private final RopeTables rope;
+    private final boolean neox;
+    private final WeightMatrix[][] qkv;
+    private final WeightMatrix[][] gateUp;
+    private final float attentionScale;
+
+    private int capacity;
+    private int[] positions;
+    private float[] x;
+    private float[] xb;
+    private float[] q;
+    private float[] k;
+    private float[] v;
+    private float[] attended;
+    private float[] qSegment;
+    private float[] attendedSegment;
+    private float[] gate;
+    private float[] up;
+    private float[][] qkvOut;
+    private float[][] gateUpOut;
+    private float[] logitRows;
+    private float[] logitHidden;
+
+    /**
+     * @param maxPositions the longest sequence to support, in tokens; capped at the model's context
+     */
+    public Transformer(ModelConfig config, ModelWeights weights, Kernels kernels, int maxPositions) {
+        this.config = config;
+        this.weights = weights;
+        this.kernels = kernels;
+        this.maxPositions = Math.min(maxPositions, config.contextLength());
+        this.rope = new RopeTables(config, weights.ropeFrequencyFactors(), this.maxPositions);
+        this.neox = config.architecture().ropeStyle() == Architecture.RopeStyle.NEOX;
+        this.qkv = new WeightMatrix[config.layers()][];
+        this.gateUp = new WeightMatrix[config.layers()][];
+        for (int l = 0; l < config.layers(); l++) {
+            ModelWeights.Layer layer = weights.layers().get(l);
+            qkv[l] = new WeightMatrix[] {layer.attention().wq(), layer.attention().wk(), layer.attention().wv()};
+            gateUp[l] = new WeightMatrix[] {layer.feedForward().gate(), layer.feedForward().up()};
+        }
+        this.attentionScale = (float) (1.0 / Math.sqrt(config.headDim()));
+    }
+
+    public ModelConfig config() {
+        return config;
+    }
+
+    /** The longest sequence this transformer runs, in tokens. */
+    public int maxPositions() {
+        return maxPositions;
+    }
+
+    /** A new, empty cache for one sequence. */
+    public KvCache newCache() {
+        return new KvCache(config.layers(), config.kvDim(), maxPositions);
+    }
+
+    /**
+     * Runs {@code segments} (each of a different sequence), appending their keys and values to their
+     * caches and writing the requested logits.
+     *
+     * @throws IllegalArgumentException if a token id is out of the vocabulary, a sequence would exceed
+     *                                  {@link #maxPositions()}, or two segments share a cache; nothing
+     *                                  is changed then
+     */
+    public void forward(List<Segment> segments) {
+        int rows = validate(segments);
+        ensureCapacity(rows);
+        int dim = config.dim();
+        int row = 0;
+        for (Segment segment : segments) {
+            segment.cache().reserve(segment.cache().length() + segment.count());
+            for (int j = 0; j < segment.count(); j++, row++) {
+                positions[row] = segment.cache().length() + j;
+                kernels.dequantizeRow(weights.tokenEmbedding(), segment.tokens()[segment.offset() + j], x, row * dim);
+            }
+        }
+        for (int l = 0; l < config.layers(); l++) {
+            attentionBlock(l, segments, rows);
+            feedForwardBlock(l, rows);
+        }
+        for (Segment segment : segments) {
+            segment.cache().advance(segment.count());
+        }
+        logits(segments);
+    }
+
+    private int validate(List<Segment> segments) {
+        if (segments.isEmpty()) {
+            throw new IllegalArgumentException("nothing to run: no segments");
+        }
+        IdentityHashMap<KvCache, Boolean> seen = new IdentityHashMap<>();
+        int rows = 0;
+        for (Segment segment : segments) {
+            if (seen.put(segment.cache(), Boolean.TRUE) != null) {
+                throw new IllegalArgumentException("two segments of one forward pass share a cache");
+            }
+            int end = segment.cache().length() + segment.count();
+            if (end > maxPositions) {
+                throw new IllegalArgumentException("sequence of " + end + " tokens exceeds the context of "
+                        + maxPositions + " tokens");
+            }
+            for (int j = 0; j < segment.count(); j++) {
+                int token = segment.tokens()[segment.offset() + j];
+                if (token < 0 || token >= config.vocabSize()) {
+                    throw new IllegalArgumentException("token id " + token + " is outside the vocabulary of "
+                            + config.vocabSize() + " tokens");
+                }
+            }
+            if (segment.logits() != null && segment.logits().length < config.vocabSize()) {
+                throw new IllegalArgumentException("logits buffer of " + segment.logits().length
+                        + " floats is smaller than the vocabulary of " + config.vocabSize());
+            }
+            rows += segment.count();
+        }
+        return rows;
+    }
+
+    private void attentionBlock(int l, List<Segment> segments, int rows) {
+        ModelWeights.Attention attention = weights.layers().get(l).attention();
+        int dim = config.dim();
+        int kvDim = config.kvDim();
+        int qDim = config.qDim();
+        int headDim = config.headDim();
+        kernels.rmsnorm(xb, x, attention.norm(), rows, dim, config.rmsEps());
+        kernels.matmulMany(qkv[l], xb, qkvOut, rows);
+        if (attention.bias() != null) {
+            kernels.addBias(q, attention.bias().q(), rows, qDim);
+            kernels.addBias(k, attention.bias().k(), rows, kvDim);
+            kernels.addBias(v, attention.bias().v(), rows, kvDim);
+        }
+        if (attention.qkNorm() != null) {
+            kernels.rmsnorm(q, q, attention.qkNorm().q(), rows * config.heads(), headDim, config.rmsEps());
+            kernels.rmsnorm(k, k, attention.qkNorm().k(), rows * config.kvHeads(), headDim, config.rmsEps());
+        }
+        kernels.rope(q, rows, positions, config.heads(), headDim, config.ropeDim(), rope.cos, rope.sin, neox);
+        kernels.rope(k, rows, positions, config.kvHeads(), headDim, config.ropeDim(), rope.cos, rope.sin, neox);
+
+        int row = 0;
+        for (Segment segment : segments) {
+            KvCache cache = segment.cache();
+            int start = cache.length();
+            int count = segment.count();
+            System.arraycopy(k, row * kvDim, cache.keys(l), start * kvDim, count * kvDim);
+            System.arraycopy(v, row * kvDim, cache.values(l), start * kvDim, count * kvDim);
+            if (segments.size() == 1) {
+                kernels.attention(q, cache.keys(l), cache.values(l), attended, count, start,
+                        config.heads(), config.kvHeads(), headDim, attentionScale);
+            } else {
+                // The attention kernel reads rows from index 0, so each sequence's rows go through scratch.
+                System.arraycopy(q, row * qDim, qSegment, 0, count * qDim);
+                kernels.attention(qSegment, cache.keys(l), cache.values(l), attendedSegment, count, start,
+                        config.heads(), config.kvHeads(), headDim, attentionScale);
+                System.arraycopy(attendedSegment, 0, attended, row * qDim, count * qDim);
+            }
+            row += count;
+        }
+        kernels.matmul(attention.wo(), attended, xb, rows);
+        kernels.add(x, xb, rows * dim);
+    }
+
+    private void feedForwardBlock(int l, int rows) {
+        ModelWeights.FeedForward ffn = weights.layers().get(l).feedForward();
+        int dim = config.dim();
+        kernels.rmsnorm(xb, x, ffn.norm(), rows, dim, config.rmsEps());
+        kernels.matmulMany(gateUp[l], xb, gateUpOut, rows);
+        kernels.siluMul(gate, up, rows * config.ffnDim());
+        kernels.matmul(ffn.down(), gate, xb, rows);
+        kernels.add(x, xb, rows * dim);
+    }
+
+    private void logits(List<Segment> segments) {
+        int dim = config.dim();
+        int vocab = config.vocabSize();
+        int wanted = 0;
+        int row = 0;
+        for (Segment segment : segments) {
+            row += segment.count();
+            if (segment.logits() != null) {
+                System.arraycopy(x, (row - 1) * dim, logitHidden, wanted * dim, dim);
+                wanted++;
+            }
+        }
+        if (wanted == 0) {
+            return;
+        }
+        kernels.rmsnorm(logitHidden, logitHidden, weights.outputNorm(), wanted, dim, config.rmsEps());
+        if (logitRows.length < wanted * vocab) {
+            logitRows = new float[wanted * vocab];
+        }
+        kernels.matmul(weights.output(), logitHidden, logitRows, wanted);
+        int i = 0;
+        for (Segment segment : segments) {
+            if (segment.logits() != null) {
+                System.arraycopy(logitRows, i++ * vocab, segment.logits(), 0, vocab);
+            }
+        }
+    }
+
+    private void ensureCapacity(int rows) {
+        if (rows <= capacity) {
+            return;
+        }
+        int dim = config.dim();
+        positions = new int[rows];
+        x = new float[rows * dim];
+        xb = new float[rows * dim];
+        q = new float[rows * config.qDim()];
+        k = new float[rows * config.kvDim()];
+        v = new float[rows * config.kvDim()];
+        attended = new float[rows * config.qDim()];
+        qSegment = new float[rows * config.qDim()];
+        attendedSegment = new float[rows * config.qDim()];
+        gate = new float[rows * config.ffnDim()];
+        up = new float[rows * config.ffnDim()];
+        qkvOut = new float[][] {q, k, v};
+        gateUpOut = new float[][] {gate, up};
+        logitHidden = new float[rows * dim];
+        logitRows = new float[config.vocabSize()];
+        capacity = rows;
+    }
+}

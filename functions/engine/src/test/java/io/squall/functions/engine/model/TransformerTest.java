@@ -1,0 +1,124 @@
+package io.squall.functions.engine.model;
+
+import io.squall.kernels.GgmlType;
+import io.squall.kernels.Kernels;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.SplittableRandom;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+/** The engine's forward pass against an independent float64 one, on random models of every architecture. */
+class TransformerTest {
+
+    @TempDir
+    static Path dir;
+
+    private static Kernels kernels;
+
+    @BeforeAll
+    static void startKernels() {
+        kernels = Kernels.best();
+    }
+
+    @AfterAll
+    static void stopKernels() {
+        kernels.close();
+    }
+
+    private static Path randomModel(Architecture architecture, GgmlType type, int dim, int ffn, long seed) {
+        Path file = dir.resolve(architecture + "-" + type + "-" + dim + "-" + seed + ".gguf");
+        RandomModel.write(new RandomModel.Spec(architecture, new RandomModel.Shape(dim, 2, 4, 2, ffn, 256), type,
+                null, seed), file);
+        return file;
+    }
+
+    private static int[] randomPrompt(SplittableRandom random, int length, int vocab) {
+        return random.ints(length, 0, vocab).toArray();
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource({
+            "LLAMA, F32, 64, 96, 1e-4",
+            "MISTRAL, F16, 64, 96, 1e-4",
+            "QWEN2, F32, 64, 96, 1e-4",
+            "QWEN3, BF16, 64, 96, 1e-4",
+            "LLAMA, Q8_0, 96, 160, 1e-4",
+            "QWEN2, Q4_0, 64, 96, 1e-4",
+            "QWEN3, Q4_K, 256, 512, 1e-4",
+            "LLAMA, Q6_K, 256, 256, 1e-4",
+    })
+    void matchesAFloat64ForwardPass(Architecture architecture, GgmlType type, int dim, int ffn, double tolerance) {
+        long seed = System.nanoTime();
+        SplittableRandom random = new SplittableRandom(seed);
+        try (Model model = Model.load(randomModel(architecture, type, dim, ffn, seed))) {
+            int[] prompt = randomPrompt(random, 2 + random.nextInt(12), model.config().vocabSize());
+            Transformer transformer = new Transformer(model.config(), model.weights(), kernels, 256);
+            float[] logits = new float[model.config().vocabSize()];
+            transformer.forward(List.of(new Transformer.Segment(transformer.newCache(), prompt, 0, prompt.length, logits)));
+            double[] expected = new Float64Transformer(model).lastLogits(prompt);
+            for (int i = 0; i < logits.length; i++) {
+                assertThat((double) logits[i]).as("logit %d (seed %d)", i, seed).isCloseTo(expected[i], within(tolerance));
+            }
+        }
+    }
+
+    @Test
+    void chunkedAndBatchedRunsMatchOneSequenceAtATime() {
+        long seed = System.nanoTime();
+        SplittableRandom random = new SplittableRandom(seed);
+        try (Model model = Model.load(randomModel(Architecture.QWEN2, GgmlType.Q8_0, 64, 96, 7))) {
+            int vocab = model.config().vocabSize();
+            Transformer transformer = new Transformer(model.config(), model.weights(), kernels, 256);
+            int[] first = randomPrompt(random, 9, vocab);
+            int[] second = randomPrompt(random, 4, vocab);
+
+            float[] aloneFirst = new float[vocab];
+            float[] aloneSecond = new float[vocab];
+            transformer.forward(List.of(new Transformer.Segment(transformer.newCache(), first, 0, 9, aloneFirst)));
+            transformer.forward(List.of(new Transformer.Segment(transformer.newCache(), second, 0, 4, aloneSecond)));
+
+            // The first sequence in two chunks; the second chunk shares a forward pass with the whole second one.
+            KvCache cacheFirst = transformer.newCache();
+            KvCache cacheSecond = transformer.newCache();
+            float[] batchedFirst = new float[vocab];
+            float[] batchedSecond = new float[vocab];
+            transformer.forward(List.of(new Transformer.Segment(cacheFirst, first, 0, 5, null)));
+            transformer.forward(List.of(new Transformer.Segment(cacheFirst, first, 5, 4, batchedFirst),
+                    new Transformer.Segment(cacheSecond, second, 0, 4, batchedSecond)));
+
+            assertThat(cacheFirst.length()).isEqualTo(9);
+            assertThat(cacheSecond.length()).isEqualTo(4);
+            for (int i = 0; i < vocab; i++) {
+                assertThat(batchedFirst[i]).as("seed %d", seed).isCloseTo(aloneFirst[i], within(1e-5f));
+                assertThat(batchedSecond[i]).as("seed %d", seed).isCloseTo(aloneSecond[i], within(1e-5f));
+            }
+        }
+    }
+
+    @Test
+    void rejectsBadTokensAndOverlongSequencesWithoutChangingTheCache() {
+        try (Model model = Model.load(randomModel(Architecture.LLAMA, GgmlType.F32, 64, 96, 3))) {
+            Transformer transformer = new Transformer(model.config(), model.weights(), kernels, 16);
+            KvCache cache = transformer.newCache();
+            int vocab = model.config().vocabSize();
+            assertThatThrownBy(() -> transformer.forward(List.of(new Transformer.Segment(cache, new int[] {1, vocab}, 0, 2, null))))
+                    .hasMessageContaining("token id " + vocab);
+            assertThatThrownBy(() -> transformer.forward(List.of(new Transformer.Segment(cache, new int[17], 0, 17, null))))
+                    .hasMessageContaining("exceeds the context of 16");
+            assertThatThrownBy(() -> transformer.forward(List.of(new Transformer.Segment(cache, new int[] {1}, 0, 1, null),
+                    new Transformer.Segment(cache, new int[] {2}, 0, 1, null))))
+                    .hasMessageContaining("share a cache");
+            assertThat(cache.length()).isZero();
+        }
+    }
+}
