@@ -1,5 +1,6 @@
 package io.squall.functions.engine.tokenizer;
 
+import io.squall.functions.engine.gguf.GgufMetadata;
 import io.squall.functions.engine.tokenizer.bpe.BytePairTokenizer;
 import io.squall.functions.engine.tokenizer.spm.SentencePieceTokenizer;
 
@@ -20,5 +21,14 @@ public final class Tokenizers {
             case SENTENCEPIECE -> new SentencePieceTokenizer(vocabulary);
             case BYTE_LEVEL_BPE -> new BytePairTokenizer(vocabulary);
         };
+    }
+
+    /**
+     * The tokenizer described by a model file's metadata ({@link GgufVocabulary#read}).
+     *
+     * @throws IllegalArgumentException if the tokenizer keys are missing, malformed or unsupported
+     */
+    public static Tokenizer fromGguf(GgufMetadata metadata) {
+        return create(GgufVocabulary.read(metadata));
     }
 }
