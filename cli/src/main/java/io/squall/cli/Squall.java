@@ -1,6 +1,11 @@
 package io.squall.cli;
 
+import io.squall.functions.engine.gguf.GgufException;
 import picocli.CommandLine;
+
+import java.io.OutputStreamWriter;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import picocli.CommandLine.Command;
 
 /** Entry point of the {@code squall} command. */
@@ -20,19 +25,24 @@ public final class Squall implements Runnable {
     private CommandLine.Model.CommandSpec spec;
 
     public static void main(String[] args) {
-        System.exit(execute(args));
+        PrintWriter out = new PrintWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8), true);
+        PrintWriter err = new PrintWriter(new OutputStreamWriter(System.err, StandardCharsets.UTF_8), true);
+        System.exit(execute(out, err, args));
     }
 
-    /** Runs the command line and returns the exit code (0 on success). */
-    static int execute(String... args) {
+    /** Runs the command line with the given streams and returns the exit code (0 on success). */
+    static int execute(PrintWriter out, PrintWriter err, String... args) {
         CommandLine commandLine = new CommandLine(new Squall());
+        commandLine.setOut(out);
+        commandLine.setErr(err);
         commandLine.setExecutionExceptionHandler(Squall::reportFailure);
         return commandLine.execute(args);
     }
 
     /** Bad input and unreadable files are the user's to fix: one line, no stack trace. */
     private static int reportFailure(Exception e, CommandLine commandLine, CommandLine.ParseResult parseResult) {
-        boolean expected = e instanceof IllegalArgumentException || e instanceof java.io.UncheckedIOException
+        boolean expected = e instanceof IllegalArgumentException || e instanceof GgufException
+                || e instanceof java.io.UncheckedIOException
                 || e instanceof java.io.IOException || e instanceof IllegalStateException;
         if (expected) {
             commandLine.getErr().println("squall " + commandLine.getCommandName() + ": " + e.getMessage());

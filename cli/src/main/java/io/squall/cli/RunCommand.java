@@ -1,0 +1,126 @@
+package io.squall.cli;
+
+import io.squall.functions.engine.generate.Generator;
+import io.squall.functions.engine.model.Model;
+import io.squall.functions.engine.model.Transformer;
+import io.squall.functions.engine.sampling.Sampler;
+import io.squall.functions.engine.sampling.SamplingParams;
+import io.squall.functions.engine.tokenizer.DecodeOptions;
+import io.squall.functions.engine.tokenizer.EncodeOptions;
+import io.squall.functions.engine.tokenizer.IncrementalDecoder;
+import io.squall.functions.engine.tokenizer.Tokenizer;
+import io.squall.functions.engine.tokenizer.Tokenizers;
+import io.squall.kernels.Kernels;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+/** {@code squall run}: one generation in this process. */
+@Command(name = "run", description = "Generate from a prompt in this process; stream the text, or print JSON with --json.")
+final class RunCommand implements Callable<Integer> {
+
+    /** Prompt tokens per prefill forward pass. */
+    private static final int PREFILL_CHUNK = 512;
+
+    @Option(names = "--model", required = true, description = "GGUF model file")
+    Path model;
+
+    @ArgGroup(multiplicity = "1")
+    Input input;
+
+    static final class Input {
+        @Option(names = "--prompt", description = "text, tokenized as the model says (BOS when add_bos_token)")
+        String prompt;
+
+        @Option(names = "--tokens", split = ",", description = "token ids, used exactly as given")
+        int[] tokens;
+    }
+
+    @Option(names = "--max-tokens", defaultValue = "128", description = "most tokens to generate (default: ${DEFAULT-VALUE})")
+    int maxTokens;
+
+    @Option(names = "--temperature", defaultValue = "0.8", description = "0 for greedy (default: ${DEFAULT-VALUE})")
+    double temperature;
+
+    @Option(names = "--top-k", defaultValue = "40", description = "0 disables (default: ${DEFAULT-VALUE})")
+    int topK;
+
+    @Option(names = "--top-p", defaultValue = "0.95", description = "1 disables (default: ${DEFAULT-VALUE})")
+    double topP;
+
+    @Option(names = "--min-p", defaultValue = "0.05", description = "0 disables (default: ${DEFAULT-VALUE})")
+    double minP;
+
+    @Option(names = "--repeat-penalty", defaultValue = "1.0", description = "1 disables (default: ${DEFAULT-VALUE})")
+    double repeatPenalty;
+
+    @Option(names = "--seed", description = "sampling seed (default: random)")
+    Long seed;
+
+    @Option(names = "--json", description = "print one JSON object instead of streaming text")
+    boolean json;
+
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        if (maxTokens < 0) {
+            throw new IllegalArgumentException("--max-tokens must not be negative");
+        }
+        SamplingParams params = SamplingParams.builder()
+                .temperature(temperature).topK(topK).topP(topP).minP(minP)
+                .repetitionPenalty(repeatPenalty).seed(seed)
+                .build();
+        PrintWriter out = spec.commandLine().getOut();
+        try (Model loaded = Model.load(model); Kernels kernels = Kernels.best()) {
+            Tokenizer tokenizer = Tokenizers.fromGguf(loaded.metadata());
+            int[] prompt = input.tokens != null ? input.tokens : tokenizer.encode(input.prompt, EncodeOptions.PROMPT);
+            if (prompt.length == 0) {
+                throw new IllegalArgumentException("the prompt has no tokens");
+            }
+            Transformer transformer = new Transformer(loaded.config(), loaded.weights(), kernels,
+                    (int) Math.min(Integer.MAX_VALUE, (long) prompt.length + maxTokens + 1));
+            Generator generator = new Generator(transformer, PREFILL_CHUNK);
+            // The output continues the prompt, so its first token keeps its leading space.
+            DecodeOptions decodeOptions = new DecodeOptions(false, true);
+            IncrementalDecoder streaming = tokenizer.newIncrementalDecoder(decodeOptions);
+            Generator.Result result = generator.generate(prompt, new Sampler(params, loaded.config().vocabSize()),
+                    maxTokens, tokenizer::isEndOfGeneration, token -> {
+                        if (!json) {
+                            out.print(streaming.accept(token));
+                            out.flush();
+                        }
+                    });
+            double prefillRate = prompt.length * 1e9 / Math.max(1, result.prefillNanos());
+            double decodeRate = result.decodeSteps() == 0 ? 0 : result.decodeSteps() * 1e9 / result.decodeNanos();
+            if (json) {
+                Map<String, Object> report = new LinkedHashMap<>();
+                report.put("token_ids", result.tokens());
+                IncrementalDecoder whole = tokenizer.newIncrementalDecoder(decodeOptions);
+                report.put("text", whole.acceptAll(result.tokens()) + whole.finish());
+                report.put("prompt_tokens", prompt.length);
+                report.put("completion_tokens", result.tokens().length);
+                report.put("prefill_tokens_per_second", round(prefillRate));
+                report.put("decode_tokens_per_second", round(decodeRate));
+                report.put("finish_reason", result.finishReason().name().toLowerCase(java.util.Locale.ROOT));
+                Json.print(out, report);
+            } else {
+                out.println(streaming.finish());
+                spec.commandLine().getErr().printf("%d prompt tokens at %.1f tokens/s, %d generated at %.1f tokens/s (%s)%n",
+                        prompt.length, prefillRate, result.tokens().length, decodeRate, kernels.name());
+            }
+        }
+        return 0;
+    }
+
+    private static double round(double value) {
+        return Math.round(value * 10) / 10.0;
+    }
+}

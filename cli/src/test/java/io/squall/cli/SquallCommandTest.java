@@ -1,0 +1,113 @@
+package io.squall.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The {@code squall} commands end to end on a model written by {@code gen-model}: JSON shapes and exit codes. */
+class SquallCommandTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    static Path dir;
+
+    private static Path model;
+
+    private record Outcome(int exitCode, String out, String err) {
+        JsonNode json() throws Exception {
+            return JSON.readTree(out);
+        }
+    }
+
+    private static Outcome squall(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = Squall.execute(new PrintWriter(out, true), new PrintWriter(err, true), args);
+        return new Outcome(code, out.toString(), err.toString());
+    }
+
+    @BeforeAll
+    static void generateModel() throws Exception {
+        model = dir.resolve("tiny.gguf");
+        Outcome generated = squall("gen-model", "--arch", "qwen2", "--dim", "64", "--layers", "2", "--heads", "4",
+                "--kv-heads", "2", "--ffn", "128", "--type", "q8_0", "--out", model.toString());
+        assertThat(generated.exitCode()).as(generated.err()).isZero();
+        assertThat(generated.json().get("bytes").asLong()).isEqualTo(Files.size(model));
+    }
+
+    @Test
+    void runPrintsTheContractJsonAndIsReproducibleBySeed() throws Exception {
+        Outcome first = squall("run", "--model", model.toString(), "--prompt", "Hello there", "--max-tokens", "7",
+                "--temperature", "0.9", "--seed", "42", "--json");
+        assertThat(first.exitCode()).as(first.err()).isZero();
+        JsonNode json = first.json();
+        assertThat(json.get("token_ids")).hasSize(json.get("completion_tokens").asInt());
+        assertThat(json.get("completion_tokens").asInt()).isBetween(0, 7);
+        // The built-in vocabulary has one token per byte and no BOS: "Hello there" is 11 tokens.
+        assertThat(json.get("prompt_tokens").asInt()).isEqualTo(11);
+        assertThat(json.get("text").isTextual()).isTrue();
+        assertThat(json.has("prefill_tokens_per_second")).isTrue();
+        assertThat(json.has("decode_tokens_per_second")).isTrue();
+
+        Outcome again = squall("run", "--model", model.toString(), "--prompt", "Hello there", "--max-tokens", "7",
+                "--temperature", "0.9", "--seed", "42", "--json");
+        assertThat(again.json().get("token_ids")).isEqualTo(json.get("token_ids"));
+    }
+
+    @Test
+    void greedyRunContinuesWithTheArgmaxThatLogitsReports() throws Exception {
+        Outcome logits = squall("logits", "--model", model.toString(), "--tokens", "72,101,108");
+        assertThat(logits.exitCode()).as(logits.err()).isZero();
+        assertThat(logits.json().get("logits")).hasSize(32);
+        Outcome run = squall("run", "--model", model.toString(), "--tokens", "72,101,108", "--max-tokens", "1",
+                "--temperature", "0", "--json");
+        assertThat(run.json().get("prompt_tokens").asInt()).isEqualTo(3);
+        int argmax = logits.json().get("argmax").asInt();
+        if (argmax != 258) { // 258 is the end-of-generation token, which run does not output
+            assertThat(run.json().get("token_ids").get(0).asInt()).isEqualTo(argmax);
+        }
+        Outcome all = squall("logits", "--model", model.toString(), "--tokens", "72", "--all");
+        assertThat(all.json().get("logits")).hasSize(259);
+    }
+
+    @Test
+    void tokenizeReturnsIds() throws Exception {
+        Outcome tokens = squall("tokenize", "--model", model.toString(), "--text", "hé");
+        assertThat(tokens.exitCode()).isZero();
+        assertThat(tokens.json().get("ids")).hasSize(3); // h, and the two bytes of é
+    }
+
+    @Test
+    void badInputGivesAMessageAndNonZeroExit() {
+        Outcome missing = squall("run", "--model", dir.resolve("absent.gguf").toString(), "--prompt", "x", "--json");
+        assertThat(missing.exitCode()).isNotZero();
+        assertThat(missing.err()).contains("absent.gguf").doesNotContain("Exception");
+        assertThat(missing.out()).isEmpty();
+
+        Outcome badToken = squall("logits", "--model", model.toString(), "--tokens", "5,999999");
+        assertThat(badToken.exitCode()).isNotZero();
+        assertThat(badToken.err()).contains("999999");
+
+        Outcome badType = squall("gen-model", "--arch", "llama", "--dim", "64", "--layers", "1", "--heads", "4",
+                "--ffn", "64", "--type", "q5_9", "--out", dir.resolve("x.gguf").toString());
+        assertThat(badType.exitCode()).isNotZero();
+        assertThat(badType.err()).contains("q5_9");
+
+        Outcome badArch = squall("gen-model", "--arch", "gpt5", "--dim", "64", "--layers", "1", "--heads", "4",
+                "--ffn", "64", "--out", dir.resolve("y.gguf").toString());
+        assertThat(badArch.err()).contains("unsupported architecture 'gpt5'");
+
+        Outcome noInput = squall("run", "--model", model.toString());
+        assertThat(noInput.exitCode()).isNotZero();
+    }
+}
