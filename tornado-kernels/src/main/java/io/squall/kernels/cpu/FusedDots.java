@@ -5,6 +5,7 @@ import io.squall.kernels.format.Q4_0Codec;
 import io.squall.kernels.format.Q8_0Codec;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorOperators;
 
 import java.lang.foreign.MemorySegment;
@@ -12,6 +13,7 @@ import java.nio.ByteOrder;
 
 import static io.squall.kernels.cpu.Lanes.B;
 import static io.squall.kernels.cpu.Lanes.F;
+import static io.squall.kernels.cpu.Lanes.I;
 import static io.squall.kernels.cpu.Lanes.L;
 
 /**
@@ -92,13 +94,18 @@ final class FusedDots {
         return acc0.add(acc1).reduceLanes(VectorOperators.ADD);
     }
 
+    /**
+     * Widens the 16 packed bytes to int lanes once (sign extension is harmless: both nibbles are
+     * masked), so the nibble split is an int shift rather than an emulated byte shift.
+     */
     private static FloatVector q4_0Block(MemorySegment w, long base, float[] x, int xi, FloatVector acc) {
         FloatVector part = FloatVector.zero(F);
         for (int j = 0; j < Q4_0Codec.BLOCK_SIZE / 2; j += L) {
-            ByteVector packed = ByteVector.fromMemorySegment(B, w, base + Q4_0Codec.QS_OFFSET + j, LE);
-            FloatVector lo = (FloatVector) packed.and((byte) 0x0F).sub((byte) 8).convertShape(VectorOperators.B2F, F, 0);
-            FloatVector hi = (FloatVector) packed.lanewise(VectorOperators.LSHR, 4).sub((byte) 8)
-                    .convertShape(VectorOperators.B2F, F, 0);
+            IntVector packed = (IntVector) ByteVector.fromMemorySegment(B, w, base + Q4_0Codec.QS_OFFSET + j, LE)
+                    .convertShape(VectorOperators.B2I, I, 0);
+            FloatVector lo = (FloatVector) packed.and(0x0F).sub(8).convert(VectorOperators.I2F, 0);
+            FloatVector hi = (FloatVector) packed.lanewise(VectorOperators.ASHR, 4).and(0x0F).sub(8)
+                    .convert(VectorOperators.I2F, 0);
             part = lo.fma(FloatVector.fromArray(F, x, xi + j), part);
             part = hi.fma(FloatVector.fromArray(F, x, xi + Q4_0Codec.BLOCK_SIZE / 2 + j), part);
         }
