@@ -75,4 +75,19 @@ public interface Kernels extends AutoCloseable {
     @Override
     void close();
 
+    /**
+     * A new instance of the fastest implementation this JVM can run: the CPU executor when the
+     * {@code jdk.incubator.vector} module is present and the hardware has 256- or 512-bit vectors,
+     * otherwise the reference. The first call logs the choice. The caller owns the instance and must
+     * {@link #close()} it.
+     *
+     * <p>System properties: {@code squall.kernels} = {@code auto} (default), {@code cpu} or
+     * {@code reference}; {@code squall.kernels.threads} = threads of the CPU executor (default: one
+     * per available processor).
+     *
+     * @throws IllegalStateException if {@code squall.kernels} names an implementation that cannot run here
+     */
+    static Kernels best() {
+        return KernelsProvider.create();
+    }
 }

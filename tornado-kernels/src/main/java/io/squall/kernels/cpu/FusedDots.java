@@ -1,0 +1,114 @@
+package io.squall.kernels.cpu;
+
+import io.squall.kernels.format.LittleEndian;
+import io.squall.kernels.format.Q4_0Codec;
+import io.squall.kernels.format.Q8_0Codec;
+import jdk.incubator.vector.ByteVector;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.VectorOperators;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteOrder;
+
+import static io.squall.kernels.cpu.Lanes.B;
+import static io.squall.kernels.cpu.Lanes.F;
+import static io.squall.kernels.cpu.Lanes.I;
+import static io.squall.kernels.cpu.Lanes.L;
+
+/**
+ * Dot products of one weight row, read in place from its segment, with one activation row: the
+ * decode (batch 1) path, where matmul is bound by memory bandwidth. Two accumulators alternate so
+ * the FMA latency chain does not limit the block rate.
+ */
+final class FusedDots {
+
+    private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
+
+    private FusedDots() {
+    }
+
+    /** {@code Σ_c w[c]·x[xo+c]} over {@code n} F32 weights from byte {@code off}. */
+    static float f32(MemorySegment w, long off, float[] x, int xo, int n) {
+        FloatVector acc0 = FloatVector.zero(F);
+        FloatVector acc1 = FloatVector.zero(F);
+        FloatVector acc2 = FloatVector.zero(F);
+        FloatVector acc3 = FloatVector.zero(F);
+        int c = 0;
+        for (int bound = n - n % (4 * L); c < bound; c += 4 * L) {
+            long o = off + 4L * c;
+            acc0 = FloatVector.fromMemorySegment(F, w, o, LE).fma(FloatVector.fromArray(F, x, xo + c), acc0);
+            acc1 = FloatVector.fromMemorySegment(F, w, o + 4L * L, LE).fma(FloatVector.fromArray(F, x, xo + c + L), acc1);
+            acc2 = FloatVector.fromMemorySegment(F, w, o + 8L * L, LE).fma(FloatVector.fromArray(F, x, xo + c + 2 * L), acc2);
+            acc3 = FloatVector.fromMemorySegment(F, w, o + 12L * L, LE).fma(FloatVector.fromArray(F, x, xo + c + 3 * L), acc3);
+        }
+        for (int bound = F.loopBound(n); c < bound; c += L) {
+            acc0 = FloatVector.fromMemorySegment(F, w, off + 4L * c, LE).fma(FloatVector.fromArray(F, x, xo + c), acc0);
+        }
+        float sum = acc0.add(acc1).add(acc2.add(acc3)).reduceLanes(VectorOperators.ADD);
+        for (; c < n; c++) {
+            sum += w.get(LittleEndian.FLOAT, off + 4L * c) * x[xo + c];
+        }
+        return sum;
+    }
+
+    /** Q8_0 row of {@code blocks} blocks from byte {@code off}: {@code Σ_blocks d · (qs · x)}. */
+    static float q8_0(MemorySegment w, long off, float[] x, int xo, int blocks) {
+        FloatVector acc0 = FloatVector.zero(F);
+        FloatVector acc1 = FloatVector.zero(F);
+        int i = 0;
+        for (; i + 1 < blocks; i += 2) {
+            long base = off + (long) i * Q8_0Codec.BLOCK_BYTES;
+            acc0 = q8_0Block(w, base, x, xo + i * Q8_0Codec.BLOCK_SIZE, acc0);
+            acc1 = q8_0Block(w, base + Q8_0Codec.BLOCK_BYTES, x, xo + (i + 1) * Q8_0Codec.BLOCK_SIZE, acc1);
+        }
+        if (i < blocks) {
+            acc0 = q8_0Block(w, off + (long) i * Q8_0Codec.BLOCK_BYTES, x, xo + i * Q8_0Codec.BLOCK_SIZE, acc0);
+        }
+        return acc0.add(acc1).reduceLanes(VectorOperators.ADD);
+    }
+
+    private static FloatVector q8_0Block(MemorySegment w, long base, float[] x, int xi, FloatVector acc) {
+        FloatVector part = FloatVector.zero(F);
+        for (int j = 0; j < Q8_0Codec.BLOCK_SIZE; j += L) {
+            FloatVector q = (FloatVector) ByteVector.fromMemorySegment(B, w, base + Q8_0Codec.QS_OFFSET + j, LE)
+                    .convertShape(VectorOperators.B2F, F, 0);
+            part = q.fma(FloatVector.fromArray(F, x, xi + j), part);
+        }
+        return part.fma(FloatVector.broadcast(F, Float.float16ToFloat(w.get(LittleEndian.SHORT, base))), acc);
+    }
+
+    /** Q4_0 row of {@code blocks} blocks from byte {@code off}: {@code Σ_blocks d · ((nibbles − 8) · x)}. */
+    static float q4_0(MemorySegment w, long off, float[] x, int xo, int blocks) {
+        FloatVector acc0 = FloatVector.zero(F);
+        FloatVector acc1 = FloatVector.zero(F);
+        int i = 0;
+        for (; i + 1 < blocks; i += 2) {
+            long base = off + (long) i * Q4_0Codec.BLOCK_BYTES;
+            acc0 = q4_0Block(w, base, x, xo + i * Q4_0Codec.BLOCK_SIZE, acc0);
+            acc1 = q4_0Block(w, base + Q4_0Codec.BLOCK_BYTES, x, xo + (i + 1) * Q4_0Codec.BLOCK_SIZE, acc1);
+        }
+        if (i < blocks) {
+            acc0 = q4_0Block(w, off + (long) i * Q4_0Codec.BLOCK_BYTES, x, xo + i * Q4_0Codec.BLOCK_SIZE, acc0);
+        }
+        return acc0.add(acc1).reduceLanes(VectorOperators.ADD);
+    }
+
+    /**
+     * Widens the 16 packed bytes to int lanes once (sign extension is harmless: both nibbles are
+     * masked), so the nibble split is an int shift rather than an emulated byte shift.
+     */
+    private static FloatVector q4_0Block(MemorySegment w, long base, float[] x, int xi, FloatVector acc) {
+        FloatVector part = FloatVector.zero(F);
+        for (int j = 0; j < Q4_0Codec.BLOCK_SIZE / 2; j += L) {
+            IntVector packed = (IntVector) ByteVector.fromMemorySegment(B, w, base + Q4_0Codec.QS_OFFSET + j, LE)
+                    .convertShape(VectorOperators.B2I, I, 0);
+            FloatVector lo = (FloatVector) packed.and(0x0F).sub(8).convert(VectorOperators.I2F, 0);
+            FloatVector hi = (FloatVector) packed.lanewise(VectorOperators.ASHR, 4).and(0x0F).sub(8)
+                    .convert(VectorOperators.I2F, 0);
+            part = lo.fma(FloatVector.fromArray(F, x, xi + j), part);
+            part = hi.fma(FloatVector.fromArray(F, x, xi + Q4_0Codec.BLOCK_SIZE / 2 + j), part);
+        }
+        return part.fma(FloatVector.broadcast(F, Float.float16ToFloat(w.get(LittleEndian.SHORT, base))), acc);
+    }
+}

@@ -1,0 +1,125 @@
+package io.squall.kernels.cpu;
+
+import io.squall.kernels.GgmlType;
+import io.squall.kernels.WeightMatrix;
+import io.squall.kernels.format.Q4_0Codec;
+import io.squall.kernels.format.Q8_0Codec;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * One or more matmuls sharing an input, split into chunks of whole 4-row tiles of each matrix so
+ * that a single pool dispatch covers Q, K and V (or gate and up) together. Reused across calls:
+ * {@link #prepare} sets the operands, sizes per-worker decode buffers and returns the chunk count.
+ * Confined to the thread that owns the enclosing {@link CpuKernels}.
+ */
+final class MatmulTask implements ParallelTask {
+
+    private final float[][] decoded;
+    private final int chunksPerMatrix;
+    private WeightMatrix[] ws;
+    private float[][] outs;
+    private float[] x;
+    private int batch;
+    private int[] firstChunk = new int[4];
+    private int[] chunkRows = new int[4];
+
+    /** @param threads pool threads; each gets its own decode buffer */
+    MatmulTask(int threads) {
+        this.decoded = new float[threads][0];
+        this.chunksPerMatrix = threads * 4;
+    }
+
+    /** Sets the operands of the next run and returns its chunk count. */
+    int prepare(WeightMatrix[] matrices, float[] input, float[][] outputs, int rowsOfInput) {
+        this.ws = matrices;
+        this.outs = outputs;
+        this.x = input;
+        this.batch = rowsOfInput;
+        if (firstChunk.length < matrices.length + 1) {
+            firstChunk = new int[matrices.length + 1];
+            chunkRows = new int[matrices.length];
+        }
+        int maxCols = 0;
+        int total = 0;
+        for (int i = 0; i < matrices.length; i++) {
+            int rows = matrices[i].rows();
+            int perChunk = Math.ceilDiv(Math.ceilDiv(rows, chunksPerMatrix), 4) * 4;
+            firstChunk[i] = total;
+            chunkRows[i] = perChunk;
+            total += Math.ceilDiv(rows, perChunk);
+            maxCols = Math.max(maxCols, matrices[i].cols());
+        }
+        firstChunk[matrices.length] = total;
+        for (int t = 0; t < decoded.length; t++) {
+            if (decoded[t].length < 4 * maxCols) {
+                decoded[t] = new float[4 * maxCols];
+            }
+        }
+        return total;
+    }
+
+    /** Drops the references to the last call's operands. */
+    void clear() {
+        ws = null;
+        outs = null;
+        x = null;
+    }
+
+    @Override
+    public void run(int chunk, int worker) {
+        int i = 0;
+        while (chunk >= firstChunk[i + 1]) {
+            i++;
+        }
+        WeightMatrix w = ws[i];
+        int r0 = (chunk - firstChunk[i]) * chunkRows[i];
+        rows(w, x, outs[i], batch, r0, Math.min(w.rows(), r0 + chunkRows[i]), decoded[worker]);
+    }
+
+    /** Output rows {@code [r0, r1)} of {@code w · x} for every activation row. */
+    static void rows(WeightMatrix w, float[] x, float[] out, int batch, int r0, int r1, float[] buffer) {
+        MemorySegment seg = w.data();
+        GgmlType type = w.type();
+        long rowBytes = w.rowBytes();
+        int cols = w.cols();
+        int rows = w.rows();
+        if (batch == 1) {
+            switch (type) {
+                case F32 -> {
+                    for (int r = r0; r < r1; r++) {
+                        out[r] = FusedDots.f32(seg, r * rowBytes, x, 0, cols);
+                    }
+                }
+                case Q8_0 -> {
+                    for (int r = r0; r < r1; r++) {
+                        out[r] = FusedDots.q8_0(seg, r * rowBytes, x, 0, cols / Q8_0Codec.BLOCK_SIZE);
+                    }
+                }
+                case Q4_0 -> {
+                    for (int r = r0; r < r1; r++) {
+                        out[r] = FusedDots.q4_0(seg, r * rowBytes, x, 0, cols / Q4_0Codec.BLOCK_SIZE);
+                    }
+                }
+                default -> {
+                    for (int r = r0; r < r1; r++) {
+                        RowDecoder.decode(type, seg, r * rowBytes, cols, buffer, 0);
+                        out[r] = VectorMath.dot(buffer, 0, x, 0, cols);
+                    }
+                }
+            }
+            return;
+        }
+        int r = r0;
+        for (; r + 4 <= r1; r += 4) {
+            for (int i = 0; i < 4; i++) {
+                RowDecoder.decode(type, seg, (r + i) * rowBytes, cols, buffer, i * cols);
+            }
+            TiledMatmul.fourRows(buffer, cols, x, batch, out, rows, r);
+        }
+        for (; r < r1; r++) {
+            RowDecoder.decode(type, seg, r * rowBytes, cols, buffer, 0);
+            TiledMatmul.oneRow(buffer, cols, x, batch, out, rows, r);
+        }
+    }
+}

@@ -1,0 +1,13 @@
+/**
+ * The CPU executor: {@link io.squall.kernels.cpu.CpuKernels} runs the reference semantics with the
+ * Vector API ({@code jdk.incubator.vector}) at the preferred species, parallelised over output rows
+ * (and attention heads) on a fixed {@link io.squall.kernels.cpu.WorkerPool}.
+ *
+ * <p>Matmul has two paths. One activation row (decode): a fused dot product per weight row that
+ * reads F32, Q8_0 and Q4_0 blocks in place ({@link io.squall.kernels.cpu.FusedDots}); the other
+ * formats decode one row into a per-thread L1-sized buffer first. Several activation rows
+ * (prefill, batches): four weight rows at a time are decoded once into a per-thread buffer
+ * ({@link io.squall.kernels.cpu.RowDecoder}) and multiplied with every activation row by a
+ * register-tiled 4×4 micro-kernel ({@link io.squall.kernels.cpu.TiledMatmul}).
+ */
+package io.squall.kernels.cpu;

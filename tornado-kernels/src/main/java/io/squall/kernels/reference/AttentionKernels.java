@@ -1,0 +1,53 @@
+package io.squall.kernels.reference;
+
+/** Causal grouped-query attention over a contiguous KV cache. */
+public final class AttentionKernels {
+
+    private AttentionKernels() {
+    }
+
+    /**
+     * For query row {@code b} (position {@code p = startPos + b}) and head {@code h} reading KV head
+     * {@code g = h / (heads/kvHeads)}: {@code s_t = scale · q·k_t} for {@code t ≤ p}, {@code a =
+     * softmax(s)}, {@code out = Σ_t a_t · v_t}. {@code scores} is scratch of at least
+     * {@code batch · heads · (startPos + batch)} floats, one stripe per (b, h), so the parallel loops
+     * {@code b} and {@code h} never share it.
+     */
+    public static void attention(float[] q, float[] keyCache, float[] valueCache, float[] out, float[] scores,
+                                 int batch, int startPos, int heads, int kvHeads, int headDim, float scale) {
+        int group = heads / kvHeads;
+        int kvStride = kvHeads * headDim;
+        int context = startPos + batch;
+        for (int b = 0; b < batch; b++) {
+            for (int h = 0; h < heads; h++) {
+                int qBase = (b * heads + h) * headDim;
+                int kvOffset = (h / group) * headDim;
+                int sBase = (b * heads + h) * context;
+                int last = startPos + b;
+                float max = Float.NEGATIVE_INFINITY;
+                for (int t = 0; t <= last; t++) {
+                    float dot = 0f;
+                    for (int i = 0; i < headDim; i++) {
+                        dot += q[qBase + i] * keyCache[t * kvStride + kvOffset + i];
+                    }
+                    scores[sBase + t] = dot * scale;
+                    max = Math.max(max, dot * scale);
+                }
+                float sum = 0f;
+                for (int t = 0; t <= last; t++) {
+                    float e = (float) Math.exp(scores[sBase + t] - max);
+                    scores[sBase + t] = e;
+                    sum += e;
+                }
+                float inv = 1f / sum;
+                for (int i = 0; i < headDim; i++) {
+                    float acc = 0f;
+                    for (int t = 0; t <= last; t++) {
+                        acc += scores[sBase + t] * valueCache[t * kvStride + kvOffset + i];
+                    }
+                    out[qBase + i] = acc * inv;
+                }
+            }
+        }
+    }
+}

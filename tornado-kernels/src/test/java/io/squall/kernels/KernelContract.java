@@ -1,0 +1,332 @@
+package io.squall.kernels;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+/**
+ * The contract every {@link Kernels} implementation meets: each operation against a float64
+ * reference computed here, on fresh random inputs of awkward sizes.
+ */
+public abstract class KernelContract {
+
+    private final TestData data = new TestData(getClass().getSimpleName());
+    private Kernels kernels;
+
+    /** A fresh instance under test. */
+    protected abstract Kernels create();
+
+    @BeforeEach
+    void open() {
+        kernels = create();
+    }
+
+    @AfterEach
+    void close() {
+        kernels.close();
+    }
+
+    static Stream<Arguments> matmulCases() {
+        List<Arguments> cases = new ArrayList<>();
+        for (GgmlType type : new GgmlType[]{GgmlType.F32, GgmlType.F16, GgmlType.BF16, GgmlType.Q8_0,
+                GgmlType.Q4_0, GgmlType.Q4_K, GgmlType.Q6_K}) {
+            int cols = type.blockSize() == 256 ? 256 * 3 : 32 * 7;
+            for (int batch : new int[]{1, 3, 5, 17}) {
+                cases.add(Arguments.of(type, 37, cols, batch));
+            }
+        }
+        cases.add(Arguments.of(GgmlType.F32, 9, 37, 4));
+        cases.add(Arguments.of(GgmlType.F16, 6, 45, 2));
+        cases.add(Arguments.of(GgmlType.BF16, 5, 19, 1));
+        return cases.stream();
+    }
+
+    @ParameterizedTest(name = "{0} {1}x{2} batch {3}")
+    @MethodSource("matmulCases")
+    void matmulMatchesFloat64OnEncodedWeights(GgmlType type, int rows, int cols, int batch) {
+        checkMatmul(data.encoded(type, rows, cols), batch);
+    }
+
+    @ParameterizedTest(name = "{0} {1}x{2} batch {3}")
+    @MethodSource("matmulCases")
+    void matmulMatchesFloat64OnArbitraryBlocks(GgmlType type, int rows, int cols, int batch) {
+        if (type.blockSize() > 1) {
+            checkMatmul(data.randomBlocks(type, rows, cols), batch);
+        }
+    }
+
+    private void checkMatmul(WeightMatrix w, int batch) {
+        float[] x = data.floats(batch * w.cols(), 2);
+        float[] out = new float[batch * w.rows()];
+        kernels.matmul(w, x, out, batch);
+        assertMatmul(w, x, out, batch);
+    }
+
+    private void assertMatmul(WeightMatrix w, float[] x, float[] out, int batch) {
+        double[] weights = TestData.dequantized(w);
+        for (int b = 0; b < batch; b++) {
+            for (int r = 0; r < w.rows(); r++) {
+                double sum = 0;
+                double magnitude = 0;
+                for (int c = 0; c < w.cols(); c++) {
+                    double p = weights[r * w.cols() + c] * x[b * w.cols() + c];
+                    sum += p;
+                    magnitude += Math.abs(p);
+                }
+                assertThat((double) out[b * w.rows() + r])
+                        .as("seed %d, %s %dx%d, batch row %d, row %d", data.seed, w.type(), w.rows(), w.cols(), b, r)
+                        .isCloseTo(sum, within(2e-5 * magnitude + 1e-30));
+            }
+        }
+    }
+
+    @Test
+    void matmulManyComputesEachMatrixFromTheSharedInput() {
+        for (int batch : new int[]{1, 6}) {
+            WeightMatrix[] ws = {data.encoded(GgmlType.Q8_0, 64, 96), data.encoded(GgmlType.Q8_0, 13, 96),
+                    data.encoded(GgmlType.F32, 21, 96)};
+            float[] x = data.floats(batch * 96, 1);
+            float[][] outs = {new float[batch * 64], new float[batch * 13], new float[batch * 21]};
+            kernels.matmulMany(ws, x, outs, batch);
+            for (int i = 0; i < ws.length; i++) {
+                assertMatmul(ws[i], x, outs[i], batch);
+            }
+        }
+    }
+
+    @Test
+    void largeMatmulsSplitAcrossThreadsGiveTheSameRows() {
+        WeightMatrix w = data.encoded(GgmlType.Q4_0, 1001, 128);
+        float[] x = data.floats(3 * 128, 1);
+        float[] out = new float[3 * 1001];
+        for (int repeat = 0; repeat < 3; repeat++) {
+            kernels.matmul(w, x, out, 3);
+            assertMatmul(w, x, out, 3);
+        }
+    }
+
+    @Test
+    void dequantizeRowMatchesTheCodec() {
+        for (GgmlType type : new GgmlType[]{GgmlType.F32, GgmlType.F16, GgmlType.BF16, GgmlType.Q8_0,
+                GgmlType.Q4_0, GgmlType.Q4_K, GgmlType.Q6_K}) {
+            WeightMatrix w = type.blockSize() == 1 ? data.encoded(type, 5, 512) : data.randomBlocks(type, 5, 512);
+            double[] expected = TestData.dequantized(w);
+            float[] out = new float[512 + 3];
+            kernels.dequantizeRow(w, 4, out, 3);
+            for (int c = 0; c < 512; c++) {
+                double e = expected[4 * 512 + c];
+                assertThat((double) out[3 + c]).as("seed %d, %s column %d", data.seed, type, c)
+                        .isCloseTo(e, within(1e-6 * Math.abs(e) + 1e-9));
+            }
+        }
+    }
+
+    @Test
+    void rmsnormScalesEachRowToUnitRootMeanSquare() {
+        for (int[] shape : new int[][]{{1, 37}, {5, 768}, {64, 768}}) {
+            int rows = shape[0];
+            int dim = shape[1];
+            float[] x = data.floats(rows * dim, 3);
+            float[] weight = data.floats(dim, 2);
+            float[] out = new float[rows * dim];
+            kernels.rmsnorm(out, x, weight, rows, dim, 1e-5f);
+            for (int r = 0; r < rows; r++) {
+                double ss = 0;
+                for (int i = 0; i < dim; i++) {
+                    ss += (double) x[r * dim + i] * x[r * dim + i];
+                }
+                double inv = 1 / Math.sqrt(ss / dim + 1e-5);
+                for (int i = 0; i < dim; i++) {
+                    double e = x[r * dim + i] * inv * weight[i];
+                    assertThat((double) out[r * dim + i]).as("seed %d, %dx%d [%d][%d]", data.seed, rows, dim, r, i)
+                            .isCloseTo(e, within(1e-5 * (1 + Math.abs(e))));
+                }
+            }
+            kernels.rmsnorm(x, x, weight, rows, dim, 1e-5f);
+            assertThat(x).as("in place").containsExactly(out);
+        }
+    }
+
+    @Test
+    void ropeRotatesNormalAndNeoxPairs() {
+        int heads = 3;
+        int maxPos = 40;
+        for (int headDim : new int[]{8, 64, 128}) {
+            for (int rotaryDim : new int[]{headDim, headDim / 2}) {
+                for (boolean neox : new boolean[]{false, true}) {
+                    int half = rotaryDim / 2;
+                    float[] cos = new float[maxPos * half];
+                    float[] sin = new float[maxPos * half];
+                    for (int p = 0; p < maxPos; p++) {
+                        for (int i = 0; i < half; i++) {
+                            double angle = p * Math.pow(10000, -2.0 * i / rotaryDim);
+                            cos[p * half + i] = (float) Math.cos(angle);
+                            sin[p * half + i] = (float) Math.sin(angle);
+                        }
+                    }
+                    int batch = 3;
+                    int[] positions = {0, 17, maxPos - 1};
+                    float[] x = data.floats(batch * heads * headDim, 1);
+                    float[] original = x.clone();
+                    kernels.rope(x, batch, positions, heads, headDim, rotaryDim, cos, sin, neox);
+                    for (int b = 0; b < batch; b++) {
+                        for (int h = 0; h < heads; h++) {
+                            int base = (b * heads + h) * headDim;
+                            for (int i = 0; i < half; i++) {
+                                int i0 = neox ? base + i : base + 2 * i;
+                                int i1 = neox ? i0 + half : i0 + 1;
+                                double angle = positions[b] * Math.pow(10000, -2.0 * i / rotaryDim);
+                                double c = Math.cos(angle);
+                                double s = Math.sin(angle);
+                                String what = "seed " + data.seed + " headDim " + headDim + " rotary " + rotaryDim
+                                        + " neox " + neox + " b " + b + " h " + h + " i " + i;
+                                assertThat((double) x[i0]).as(what)
+                                        .isCloseTo(original[i0] * c - original[i1] * s, within(1e-5));
+                                assertThat((double) x[i1]).as(what)
+                                        .isCloseTo(original[i0] * s + original[i1] * c, within(1e-5));
+                            }
+                            for (int d = rotaryDim; d < headDim; d++) {
+                                assertThat(x[base + d]).as("unrotated tail").isEqualTo(original[base + d]);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void attentionIsCausalGroupedQuerySoftmaxWeighting() {
+        int heads = 12;
+        int kvHeads = 4;
+        for (int headDim : new int[]{8, 64, 128}) {
+            for (int[] run : new int[][]{{1, 0}, {5, 0}, {1, 30}, {5, 7}}) {
+                int batch = run[0];
+                int startPos = run[1];
+                int context = startPos + batch;
+                float[] q = data.floats(batch * heads * headDim, 1);
+                float[] k = data.floats(context * kvHeads * headDim, 1);
+                float[] v = data.floats(context * kvHeads * headDim, 1);
+                float[] out = new float[batch * heads * headDim];
+                float scale = (float) (1 / Math.sqrt(headDim));
+                kernels.attention(q, k, v, out, batch, startPos, heads, kvHeads, headDim, scale);
+                for (int b = 0; b < batch; b++) {
+                    for (int h = 0; h < heads; h++) {
+                        int g = h / (heads / kvHeads);
+                        int last = startPos + b;
+                        double[] score = new double[last + 1];
+                        double max = Double.NEGATIVE_INFINITY;
+                        for (int t = 0; t <= last; t++) {
+                            for (int i = 0; i < headDim; i++) {
+                                score[t] += (double) q[(b * heads + h) * headDim + i] * k[(t * kvHeads + g) * headDim + i];
+                            }
+                            score[t] *= scale;
+                            max = Math.max(max, score[t]);
+                        }
+                        double sum = 0;
+                        for (int t = 0; t <= last; t++) {
+                            score[t] = Math.exp(score[t] - max);
+                            sum += score[t];
+                        }
+                        for (int i = 0; i < headDim; i++) {
+                            double e = 0;
+                            for (int t = 0; t <= last; t++) {
+                                e += score[t] / sum * v[(t * kvHeads + g) * headDim + i];
+                            }
+                            assertThat((double) out[(b * heads + h) * headDim + i])
+                                    .as("seed %d headDim %d batch %d start %d b %d h %d i %d", data.seed, headDim,
+                                            batch, startPos, b, h, i)
+                                    .isCloseTo(e, within(2e-5));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void siluMulIsSwiGlu() {
+        for (int n : new int[]{1, 37, 2048 * 3 + 5, 64 * 2048}) {
+            float[] gate = data.floats(n, 6);
+            float[] up = data.floats(n, 2);
+            float[] original = gate.clone();
+            kernels.siluMul(gate, up, n);
+            for (int i = 0; i < n; i++) {
+                double g = original[i];
+                double e = g / (1 + Math.exp(-g)) * up[i];
+                assertThat((double) gate[i]).as("seed %d n %d i %d", data.seed, n, i)
+                        .isCloseTo(e, within(1e-5 * (1 + Math.abs(e))));
+            }
+        }
+    }
+
+    @Test
+    void addAndAddBiasAreElementwise() {
+        float[] acc = data.floats(101, 1);
+        float[] x = data.floats(101, 1);
+        float[] expected = new float[101];
+        for (int i = 0; i < 101; i++) {
+            expected[i] = acc[i] + x[i];
+        }
+        kernels.add(acc, x, 101);
+        assertThat(acc).containsExactly(expected);
+
+        float[] rows = data.floats(3 * 37, 1);
+        float[] bias = data.floats(37, 1);
+        float[] biased = rows.clone();
+        kernels.addBias(biased, bias, 3, 37);
+        for (int i = 0; i < rows.length; i++) {
+            assertThat(biased[i]).isEqualTo(rows[i] + bias[i % 37]);
+        }
+    }
+
+    @Test
+    void softmaxIsStableAndTouchesOnlyItsRange() {
+        for (int n : new int[]{1, 7, 37, 1000}) {
+            float[] x = data.floats(n + 4, 50);
+            x[2] = 1000f;
+            float[] original = x.clone();
+            kernels.softmax(x, 2, n);
+            double max = Double.NEGATIVE_INFINITY;
+            for (int i = 0; i < n; i++) {
+                max = Math.max(max, original[2 + i]);
+            }
+            double sum = 0;
+            for (int i = 0; i < n; i++) {
+                sum += Math.exp(original[2 + i] - max);
+            }
+            for (int i = 0; i < n; i++) {
+                double e = Math.exp(original[2 + i] - max) / sum;
+                assertThat((double) x[2 + i]).as("seed %d n %d i %d", data.seed, n, i).isCloseTo(e, within(1e-6));
+            }
+            assertThat(x[0]).isEqualTo(original[0]);
+            assertThat(x[1]).isEqualTo(original[1]);
+            assertThat(x[n + 2]).isEqualTo(original[n + 2]);
+        }
+    }
+
+    @Test
+    void rejectsInconsistentArguments() {
+        WeightMatrix w = data.encoded(GgmlType.Q8_0, 4, 64);
+        assertThatThrownBy(() -> kernels.matmul(w, new float[63], new float[4], 1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("x");
+        assertThatThrownBy(() -> kernels.matmul(w, new float[64], new float[4], 0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("batch");
+        assertThatThrownBy(() -> kernels.attention(new float[8], new float[8], new float[8], new float[8],
+                1, 0, 3, 2, 8, 1f)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("kvHeads");
+        assertThatThrownBy(() -> kernels.matmulMany(new WeightMatrix[]{w, data.encoded(GgmlType.Q8_0, 4, 32)},
+                new float[64], new float[][]{new float[4], new float[4]}, 1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("columns");
+    }
+}

@@ -1,0 +1,84 @@
+package io.squall.kernels;
+
+import io.squall.kernels.format.GgmlCodec;
+import io.squall.kernels.format.LittleEndian;
+import io.squall.kernels.format.Q4_KCodec;
+import io.squall.kernels.format.Q6_KCodec;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.SplittableRandom;
+
+/** Random test inputs from a logged seed ({@code -Dsquall.test.seed=N} replays one). */
+public final class TestData {
+
+    public final long seed;
+    private final SplittableRandom random;
+
+    public TestData(String owner) {
+        this.seed = Long.getLong("squall.test.seed", System.nanoTime());
+        this.random = new SplittableRandom(seed);
+        System.out.println(owner + ": random seed " + seed + " (replay with -Dsquall.test.seed=" + seed + ")");
+    }
+
+    public float[] floats(int n, double scale) {
+        float[] values = new float[n];
+        for (int i = 0; i < n; i++) {
+            values[i] = (float) ((random.nextDouble() * 2 - 1) * scale);
+        }
+        return values;
+    }
+
+    public int nextInt(int bound) {
+        return random.nextInt(bound);
+    }
+
+    /** A matrix encoded from random floats in [-1, 1). */
+    public WeightMatrix encoded(GgmlType type, int rows, int cols) {
+        return GgmlCodec.encode("w", type, rows, cols, floats(rows * cols, 1));
+    }
+
+    /**
+     * A quantized matrix of random bytes, every bit pattern allowed, with its f16 scale fields
+     * replaced by small finite values: exercises decoders on layouts no quantizer would produce.
+     */
+    public WeightMatrix randomBlocks(GgmlType type, int rows, int cols) {
+        long bytes = rows * type.bytesFor(cols);
+        MemorySegment data = Arena.ofAuto().allocate(bytes, 64);
+        for (long i = 0; i < bytes; i++) {
+            data.set(ValueLayout.JAVA_BYTE, i, (byte) random.nextInt(256));
+        }
+        long blocks = bytes / type.blockBytes();
+        for (long b = 0; b < blocks; b++) {
+            long base = b * type.blockBytes();
+            switch (type) {
+                case Q8_0, Q4_0 -> LittleEndian.putHalf(data, base, smallHalf());
+                case Q4_K -> {
+                    LittleEndian.putHalf(data, base, smallHalf());
+                    LittleEndian.putHalf(data, base + Q4_KCodec.DMIN_OFFSET, smallHalf());
+                }
+                case Q6_K -> LittleEndian.putHalf(data, base + Q6_KCodec.D_OFFSET, smallHalf());
+                default -> throw new IllegalArgumentException(type.name());
+            }
+        }
+        return new WeightMatrix("random", type, rows, cols, data);
+    }
+
+    private float smallHalf() {
+        return (float) ((random.nextDouble() * 2 - 1) * 0.01);
+    }
+
+    /** Row-major dequantized weights in double, through the scalar codec. */
+    public static double[] dequantized(WeightMatrix w) {
+        float[] row = new float[w.cols()];
+        double[] all = new double[w.rows() * w.cols()];
+        for (int r = 0; r < w.rows(); r++) {
+            GgmlCodec.dequantize(w.type(), w.data(), r * w.rowBytes(), row, 0, w.cols());
+            for (int c = 0; c < w.cols(); c++) {
+                all[r * w.cols() + c] = row[c];
+            }
+        }
+        return all;
+    }
+}
