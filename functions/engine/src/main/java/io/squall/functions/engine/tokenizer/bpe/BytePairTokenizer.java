@@ -58,11 +58,6 @@ public final class BytePairTokenizer extends AbstractTokenizer {
         return vocabulary;
     }
 
-    /** The pre-tokenizer this tokenizer splits text with. */
-    public PreTokenizer preTokenizer() {
-        return preTokenizer;
-    }
-
     /**
      * The bytes of a normal token: each character mapped back through the byte alphabet. A character
      * outside the alphabet is rendered as llama.cpp's {@code llama_decode_text} does:

@@ -42,17 +42,8 @@ public final class IntList {
         return size;
     }
 
-    public void clear() {
-        size = 0;
-    }
-
     /** A copy of the values added so far. */
     public int[] toArray() {
         return Arrays.copyOf(values, size);
-    }
-
-    /** A copy of the values added from {@code from} on. */
-    public int[] toArray(int from) {
-        return Arrays.copyOfRange(values, from, size);
     }
 }

@@ -113,11 +113,6 @@ public final class TokenTable {
         return scores[id];
     }
 
-    /** The attribute bits of token {@code id} ({@link TokenAttributes}). */
-    public int attributes(int id) {
-        return attributes[checkId(id)];
-    }
-
     /** Whether token {@code id} has any of the attribute bits in {@code mask}. */
     public boolean is(int id, int mask) {
         return (attributes[checkId(id)] & mask) != 0;

@@ -46,20 +46,6 @@ public final class Utf8 {
         return pos;
     }
 
-    /** The number of UTF-8 bytes of {@code cp}. */
-    public static int length(int cp) {
-        return cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
-    }
-
-    /** The UTF-8 byte length of {@code text} (unpaired surrogates count as U+FFFD). */
-    public static int length(CharSequence text) {
-        int total = 0;
-        for (int cp : codePoints(text)) {
-            total += length(cp);
-        }
-        return total;
-    }
-
     /**
      * How many bytes at the end of {@code bytes[0, length)} form the start of a UTF-8 character that
      * more bytes could still complete: 0 when the data ends on a character boundary or with bytes that

@@ -42,14 +42,6 @@ public final class CodepointClass {
         return (of(cp) & WHITESPACE) != 0;
     }
 
-    public static boolean isLetter(int cp) {
-        return (of(cp) & LETTER) != 0;
-    }
-
-    public static boolean isNumber(int cp) {
-        return (of(cp) & NUMBER) != 0;
-    }
-
     private static int compute(int cp) {
         int category = switch (Character.getType(cp)) {
             case Character.UPPERCASE_LETTER, Character.LOWERCASE_LETTER, Character.TITLECASE_LETTER,
