@@ -1,0 +1,88 @@
+package io.squall.kvgrid.grid;
+
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.map.IMap;
+import io.squall.kvgrid.BlockHash;
+import io.squall.kvgrid.KvEvent;
+import io.squall.kvgrid.WorkerId;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * The cluster-wide index of where each block lives: {@code IMap<Long, BlockLocations>} keyed by the
+ * chained block hash. Every change is an entry processor, so concurrent updates from many workers
+ * never lose each other's locations, and each entry has the configured synchronous backups.
+ *
+ * <p>Thread-safe. Every method is a blocking remote call: call it from an event-consumer thread, not
+ * from a scheduler or I/O event loop.
+ */
+public final class BlockDirectory {
+
+    /** The distributed map's name; {@link GridMembers#config} configures its backups. */
+    public static final String MAP_NAME = "squall-kv-locations";
+
+    private final IMap<Long, BlockLocations> map;
+
+    public BlockDirectory(HazelcastInstance member) {
+        this.map = Objects.requireNonNull(member, "member").getMap(MAP_NAME);
+    }
+
+    /** Records that {@code location} holds the block; returns whether that is new. */
+    public boolean add(BlockHash hash, BlockLocation location) {
+        Objects.requireNonNull(location, "location");
+        return map.executeOnKey(key(hash), new LocationProcessors.AddLocation(location));
+    }
+
+    /** Records that {@code location} no longer holds the block; returns whether it did. */
+    public boolean remove(BlockHash hash, BlockLocation location) {
+        Objects.requireNonNull(location, "location");
+        return map.executeOnKey(key(hash), new LocationProcessors.RemoveLocation(location));
+    }
+
+    /** Removes every location of {@code worker}, e.g. when it leaves or clears its cache. */
+    public void removeWorker(WorkerId worker) {
+        map.executeOnEntries(new LocationProcessors.RemoveWorker(Objects.requireNonNull(worker, "worker")));
+    }
+
+    /** Where the block lives now; empty if nowhere known. */
+    public Set<BlockLocation> locations(BlockHash hash) {
+        BlockLocations locations = map.get(key(hash));
+        return locations == null ? Set.of() : locations.locations();
+    }
+
+    /** Hashes with at least one location, cluster-wide. */
+    public int size() {
+        return map.size();
+    }
+
+    /**
+     * Applies one worker's events in order: {@code Stored} adds, {@code Removed} removes,
+     * {@code Cleared} removes all of the worker's locations. Usable as a {@code KvEventPublisher} sink
+     * on a thread that may block.
+     */
+    public void apply(List<KvEvent> events) {
+        for (KvEvent event : events) {
+            switch (event) {
+                case KvEvent.Stored stored -> {
+                    Set<Long> keys = new HashSet<>();
+                    stored.blocks().forEach(block -> keys.add(block.hash().value()));
+                    map.executeOnKeys(keys, new LocationProcessors.AddLocation(
+                            new BlockLocation(stored.worker(), stored.tier())));
+                }
+                case KvEvent.Removed removed -> {
+                    Set<Long> keys = new HashSet<>();
+                    removed.hashes().forEach(hash -> keys.add(hash.value()));
+                    map.executeOnKeys(keys, new LocationProcessors.RemoveLocation(
+                            new BlockLocation(removed.worker(), removed.tier())));
+                }
+                case KvEvent.Cleared cleared -> removeWorker(cleared.worker());
+            }
+        }
+    }
+
+    private static Long key(BlockHash hash) {
+        return Objects.requireNonNull(hash, "hash").value();
+    }
+}

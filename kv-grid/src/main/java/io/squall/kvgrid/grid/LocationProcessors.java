@@ -1,0 +1,173 @@
+package io.squall.kvgrid.grid;
+
+import com.hazelcast.map.EntryProcessor;
+import com.hazelcast.nio.ObjectDataInput;
+import com.hazelcast.nio.ObjectDataOutput;
+import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
+import io.squall.kvgrid.Tier;
+import io.squall.kvgrid.WorkerId;
+import java.io.IOException;
+import java.util.Map;
+
+/**
+ * The entry processors that change {@link BlockLocations}, each applied atomically on the key's
+ * partition thread and, unchanged, on its backups (the default backup processor is the processor
+ * itself). An entry whose last location goes is deleted. Each returns whether the entry changed.
+ */
+final class LocationProcessors {
+
+    private LocationProcessors() {
+    }
+
+    /** Adds one location. */
+    static final class AddLocation implements EntryProcessor<Long, BlockLocations, Boolean>, IdentifiedDataSerializable {
+
+        private BlockLocation location;
+
+        AddLocation() {
+        }
+
+        AddLocation(BlockLocation location) {
+            this.location = location;
+        }
+
+        @Override
+        public Boolean process(Map.Entry<Long, BlockLocations> entry) {
+            BlockLocations current = entry.getValue();
+            if (current == null) {
+                entry.setValue(BlockLocations.of(location));
+                return true;
+            }
+            if (current.locations().contains(location)) {
+                return false;
+            }
+            entry.setValue(current.with(location));
+            return true;
+        }
+
+        @Override
+        public int getFactoryId() {
+            return GridSerialization.FACTORY_ID;
+        }
+
+        @Override
+        public int getClassId() {
+            return GridSerialization.ADD_LOCATION;
+        }
+
+        @Override
+        public void writeData(ObjectDataOutput out) throws IOException {
+            writeLocation(out, location);
+        }
+
+        @Override
+        public void readData(ObjectDataInput in) throws IOException {
+            location = readLocation(in);
+        }
+    }
+
+    /** Removes one location. */
+    static final class RemoveLocation implements EntryProcessor<Long, BlockLocations, Boolean>, IdentifiedDataSerializable {
+
+        private BlockLocation location;
+
+        RemoveLocation() {
+        }
+
+        RemoveLocation(BlockLocation location) {
+            this.location = location;
+        }
+
+        @Override
+        public Boolean process(Map.Entry<Long, BlockLocations> entry) {
+            BlockLocations current = entry.getValue();
+            if (current == null || !current.locations().contains(location)) {
+                return false;
+            }
+            BlockLocations next = current.without(location);
+            entry.setValue(next.isEmpty() ? null : next);
+            return true;
+        }
+
+        @Override
+        public int getFactoryId() {
+            return GridSerialization.FACTORY_ID;
+        }
+
+        @Override
+        public int getClassId() {
+            return GridSerialization.REMOVE_LOCATION;
+        }
+
+        @Override
+        public void writeData(ObjectDataOutput out) throws IOException {
+            writeLocation(out, location);
+        }
+
+        @Override
+        public void readData(ObjectDataInput in) throws IOException {
+            location = readLocation(in);
+        }
+    }
+
+    /** Removes every location of one worker. */
+    static final class RemoveWorker implements EntryProcessor<Long, BlockLocations, Boolean>, IdentifiedDataSerializable {
+
+        private WorkerId worker;
+
+        RemoveWorker() {
+        }
+
+        RemoveWorker(WorkerId worker) {
+            this.worker = worker;
+        }
+
+        @Override
+        public Boolean process(Map.Entry<Long, BlockLocations> entry) {
+            BlockLocations current = entry.getValue();
+            if (current == null) {
+                return false;
+            }
+            BlockLocations next = current.withoutWorker(worker);
+            if (next.equals(current)) {
+                return false;
+            }
+            entry.setValue(next.isEmpty() ? null : next);
+            return true;
+        }
+
+        @Override
+        public int getFactoryId() {
+            return GridSerialization.FACTORY_ID;
+        }
+
+        @Override
+        public int getClassId() {
+            return GridSerialization.REMOVE_WORKER;
+        }
+
+        @Override
+        public void writeData(ObjectDataOutput out) throws IOException {
+            out.writeLong(worker.value());
+        }
+
+        @Override
+        public void readData(ObjectDataInput in) throws IOException {
+            worker = new WorkerId(in.readLong());
+        }
+    }
+
+    private static void writeLocation(ObjectDataOutput out, BlockLocation location) throws IOException {
+        out.writeLong(location.worker().value());
+        out.writeByte(location.tier().ordinal());
+    }
+
+    private static BlockLocation readLocation(ObjectDataInput in) throws IOException {
+        WorkerId worker = new WorkerId(in.readLong());
+        int tier = in.readByte();
+        if (tier < 0 || tier >= Tier.values().length) {
+            throw new IOException("unknown tier ordinal in block location");
+        }
+        return new BlockLocation(worker, Tier.values()[tier]);
+    }
+}

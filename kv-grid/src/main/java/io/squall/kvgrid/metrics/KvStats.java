@@ -1,0 +1,46 @@
+package io.squall.kvgrid.metrics;
+
+import io.squall.kvgrid.Tier;
+
+/**
+ * Receives the KV block manager's measurements. Counts are in blocks unless named tokens. Every
+ * method defaults to doing nothing. Implementations must be thread-safe: the pool reports from its
+ * owner thread, the offload manager from its own thread.
+ */
+public interface KvStats {
+
+    /** Reports nothing. */
+    KvStats NONE = new KvStats() { };
+
+    /** {@code tier} now holds {@code blocks} blocks with data. */
+    default void blocks(Tier tier, long blocks) {
+    }
+
+    /** {@code blocks} G1 blocks were handed out. */
+    default void allocated(int blocks) {
+    }
+
+    /** {@code blocks} blocks were evicted from {@code tier}. */
+    default void evicted(Tier tier, int blocks) {
+    }
+
+    /** {@code blocks} blocks were copied from {@code from} down to {@code to}. */
+    default void offloaded(Tier from, Tier to, int blocks) {
+    }
+
+    /** {@code blocks} evicted blocks were not offloaded because every staging buffer was busy. */
+    default void offloadDropped(int blocks) {
+    }
+
+    /** {@code blocks} blocks were copied from {@code from} back up to {@code to}. */
+    default void onboarded(Tier from, Tier to, int blocks) {
+    }
+
+    /** A prefix lookup was made over {@code tokens} prompt tokens (in full blocks). */
+    default void prefixLookup(long tokens) {
+    }
+
+    /** {@code tokens} prompt tokens were found cached in {@code tier}. */
+    default void prefixMatched(Tier tier, long tokens) {
+    }
+}

@@ -1,0 +1,145 @@
+package io.squall.kvgrid.grid;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.hazelcast.config.Config;
+import com.hazelcast.core.Hazelcast;
+import com.hazelcast.core.HazelcastInstance;
+import io.squall.kvgrid.BlockHash;
+import io.squall.kvgrid.KvEvent;
+import io.squall.kvgrid.KvEvent.StoredBlock;
+import io.squall.kvgrid.LocalBlockHash;
+import io.squall.kvgrid.Tier;
+import io.squall.kvgrid.WorkerId;
+import io.squall.kvgrid.offload.ReadResult;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.ServerSocket;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.UUID;
+import java.util.zip.CRC32C;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Three real members in one JVM on loopback; one is killed mid-test. */
+class GridIT {
+
+    private static final System.Logger LOG = System.getLogger(GridIT.class.getName());
+    private static final int MEMBERS = 3;
+    private static final long BLOCK_BYTES = 1024;
+
+    private final List<HazelcastInstance> members = new ArrayList<>();
+    private Random random;
+    private long seed;
+
+    @BeforeEach
+    void startCluster() throws IOException {
+        seed = System.nanoTime();
+        LOG.log(System.Logger.Level.INFO, "GridIT seed={0}", seed);
+        random = new Random(seed);
+        String cluster = "squall-it-" + UUID.randomUUID();
+        int seedPort = freePort();
+        for (int i = 0; i < MEMBERS; i++) {
+            int port = i == 0 ? seedPort : freePort();
+            Config config = GridMembers.config(new GridConfig(cluster, "127.0.0.1", port,
+                    List.of("127.0.0.1:" + seedPort), 1, 10_000));
+            config.setProperty("hazelcast.logging.type", "none");
+            config.setProperty("hazelcast.partition.count", "31");
+            config.setProperty("hazelcast.max.no.heartbeat.seconds", "5");
+            config.setProperty("hazelcast.heartbeat.interval.seconds", "1");
+            config.setProperty("hazelcast.wait.seconds.before.join", "0");
+            config.setProperty("hazelcast.max.wait.seconds.before.join", "0");
+            members.add(Hazelcast.newHazelcastInstance(config));
+        }
+        assertThat(members.getFirst().getCluster().getMembers()).hasSize(MEMBERS);
+    }
+
+    @AfterEach
+    void stopCluster() {
+        members.forEach(member -> member.getLifecycleService().terminate());
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+    @Test
+    void everyLocationSurvivesTheLossOfAMember() {
+        Map<BlockHash, Set<BlockLocation>> expected = new HashMap<>();
+        for (int i = 0; i < 300; i++) {
+            int writer = random.nextInt(MEMBERS);
+            BlockHash hash = new BlockHash(random.nextInt(120));
+            BlockLocation location = new BlockLocation(new WorkerId(writer), Tier.values()[random.nextInt(4)]);
+            BlockDirectory directory = new BlockDirectory(members.get(writer));
+            if (random.nextInt(4) == 0) {
+                boolean held = expected.getOrDefault(hash, Set.of()).contains(location);
+                assertThat(directory.remove(hash, location)).isEqualTo(held);
+                expected.computeIfPresent(hash, (h, set) -> set.remove(location) && set.isEmpty() ? null : set);
+            } else {
+                directory.add(hash, location);
+                expected.computeIfAbsent(hash, h -> new HashSet<>()).add(location);
+            }
+        }
+        new BlockDirectory(members.get(1)).apply(List.of(
+                new KvEvent.Stored(new WorkerId(7), 1, null,
+                        List.of(new StoredBlock(new BlockHash(500), new LocalBlockHash(5))), Tier.G4)));
+        expected.computeIfAbsent(new BlockHash(500), h -> new HashSet<>()).add(new BlockLocation(new WorkerId(7), Tier.G4));
+
+        members.removeFirst().getLifecycleService().terminate();
+
+        BlockDirectory survivor = new BlockDirectory(members.get(1));
+        assertThat(survivor.size()).as("seed %d", seed).isEqualTo(expected.size());
+        expected.forEach((hash, locations) ->
+                assertThat(survivor.locations(hash)).as("seed %d hash %s", seed, hash).isEqualTo(locations));
+
+        survivor.apply(List.of(new KvEvent.Cleared(new WorkerId(7), 2)));
+        assertThat(survivor.locations(new BlockHash(500))).isEmpty();
+    }
+
+    @Test
+    void gridBlocksAreServedExactlyOrReportedMissingAfterAMemberDies() {
+        GridBlockStore writer = new GridBlockStore(members.getFirst(), BLOCK_BYTES);
+        Map<BlockHash, Long> crcs = new HashMap<>();
+        for (long h = 1; h <= 60; h++) {
+            byte[] page = new byte[(int) BLOCK_BYTES];
+            random.nextBytes(page);
+            writer.put(new BlockHash(h), MemorySegment.ofArray(page));
+            crcs.put(new BlockHash(h), crc(MemorySegment.ofArray(page)));
+        }
+
+        members.remove(1).getLifecycleService().terminate();
+
+        GridBlockStore reader = new GridBlockStore(members.getLast(), BLOCK_BYTES);
+        MemorySegment target = Arena.ofAuto().allocate(BLOCK_BYTES);
+        int hits = 0;
+        for (Map.Entry<BlockHash, Long> block : crcs.entrySet()) {
+            ReadResult result = reader.read(block.getKey(), target);
+            assertThat(result).isNotEqualTo(ReadResult.DISCARDED);
+            if (result == ReadResult.HIT) {
+                hits++;
+                assertThat(crc(target)).as("seed %d block %s", seed, block.getKey()).isEqualTo(block.getValue());
+            }
+        }
+        assertThat(hits).as("one backup covers one lost member").isEqualTo(crcs.size());
+
+        members.getLast().<Long, byte[]>getMap(GridBlockStore.MAP_NAME).set(3L, new byte[(int) BLOCK_BYTES + 12]);
+        assertThat(reader.read(new BlockHash(3), target)).isEqualTo(ReadResult.DISCARDED);
+        assertThat(reader.contains(new BlockHash(3))).isFalse();
+    }
+
+    private static long crc(MemorySegment page) {
+        CRC32C crc = new CRC32C();
+        crc.update(page.asByteBuffer());
+        return crc.getValue();
+    }
+}
