@@ -1,74 +1,43 @@
 package io.squall.functions.engine.model;
 
+import io.squall.kernels.Kernels;
+
 /**
- * The keys and values of one sequence, contiguous per layer: layer {@code l} holds
- * {@code [position][kvHeads·headDim]} floats in {@code keys[l]} and {@code values[l]}. Capacity grows
- * by doubling up to the model's context.
+ * The keys and values of one sequence, advanced by {@link Transformer#forward}. Implementations decide
+ * where they live: {@link ContiguousKvCache} keeps one growing array per layer; a paged cache keeps
+ * them in blocks of a shared pool, reached through a block table.
  *
  * <p>Not thread-safe: a cache belongs to one sequence, advanced by one forward pass at a time.
  */
-public final class KvCache {
+public abstract sealed class KvCache permits ContiguousKvCache {
 
-    private final int layers;
-    private final int kvDim;
-    private final int maxPositions;
-    private float[][] keys;
-    private float[][] values;
-    private int capacity;
     private int length;
 
-    KvCache(int layers, int kvDim, int maxPositions) {
-        this.layers = layers;
-        this.kvDim = kvDim;
-        this.maxPositions = maxPositions;
-        this.keys = new float[layers][0];
-        this.values = new float[layers][0];
-    }
-
     /** Positions already computed (the sequence's length so far), in tokens. */
-    public int length() {
+    public final int length() {
         return length;
     }
 
     /** The most positions this cache can hold, in tokens. */
-    public int maxPositions() {
-        return maxPositions;
-    }
+    public abstract int maxPositions();
 
-    /** Forgets positions from {@code newLength} on, e.g. to re-run the end of a sequence. */
-    public void truncate(int newLength) {
-        if (newLength < 0 || newLength > length) {
-            throw new IllegalArgumentException("cannot truncate a cache of " + length + " positions to " + newLength);
-        }
-        length = newLength;
-    }
+    /** Makes room for positions up to {@code positions} (exclusive) in every layer. */
+    abstract void reserve(int positions);
 
-    float[] keys(int layer) {
-        return keys[layer];
-    }
+    /**
+     * Writes the keys and values of {@code count} new positions, starting at {@link #length()}, for
+     * {@code layer}: rows of {@code kvDim} floats at {@code keys[keysOffset..]} and {@code values[valuesOffset..]}.
+     */
+    abstract void store(int layer, float[] keys, int keysOffset, float[] values, int valuesOffset, int count);
 
-    float[] values(int layer) {
-        return values[layer];
-    }
+    /**
+     * Attention of {@code count} query rows (at positions {@link #length()} onwards, already stored)
+     * over this cache's positions of {@code layer}; see {@link Kernels#attention}.
+     */
+    abstract void attend(Kernels kernels, int layer, float[] q, float[] out, int count, ModelConfig config, float scale);
 
-    /** Makes room for {@code positions} positions in every layer. */
-    void reserve(int positions) {
-        if (positions > maxPositions) {
-            throw new IllegalArgumentException("sequence of " + positions + " tokens exceeds the context of "
-                    + maxPositions + " tokens");
-        }
-        if (positions <= capacity) {
-            return;
-        }
-        int newCapacity = (int) Math.min(maxPositions, Math.max(positions, Math.max(16L, 2L * capacity)));
-        for (int l = 0; l < layers; l++) {
-            keys[l] = java.util.Arrays.copyOf(keys[l], newCapacity * kvDim);
-            values[l] = java.util.Arrays.copyOf(values[l], newCapacity * kvDim);
-        }
-        capacity = newCapacity;
-    }
-
-    void advance(int positions) {
+    final void advance(int positions) {
         length += positions;
     }
+
 }

@@ -95,7 +95,7 @@ public final class Transformer {
 
     /** A new, empty cache for one sequence. */
     public KvCache newCache() {
-        return new KvCache(config.layers(), config.kvDim(), maxPositions);
+        return new ContiguousKvCache(config.layers(), config.kvDim(), maxPositions);
     }
 
     /**
@@ -182,18 +182,14 @@ public final class Transformer {
         int row = 0;
         for (Segment segment : segments) {
             KvCache cache = segment.cache();
-            int start = cache.length();
             int count = segment.count();
-            System.arraycopy(k, row * kvDim, cache.keys(l), start * kvDim, count * kvDim);
-            System.arraycopy(v, row * kvDim, cache.values(l), start * kvDim, count * kvDim);
+            cache.store(l, k, row * kvDim, v, row * kvDim, count);
             if (segments.size() == 1) {
-                kernels.attention(q, cache.keys(l), cache.values(l), attended, count, start,
-                        config.heads(), config.kvHeads(), headDim, attentionScale);
+                cache.attend(kernels, l, q, attended, count, config, attentionScale);
             } else {
                 // The attention kernel reads rows from index 0, so each sequence's rows go through scratch.
                 System.arraycopy(q, row * qDim, qSegment, 0, count * qDim);
-                kernels.attention(qSegment, cache.keys(l), cache.values(l), attendedSegment, count, start,
-                        config.heads(), config.kvHeads(), headDim, attentionScale);
+                cache.attend(kernels, l, qSegment, attendedSegment, count, config, attentionScale);
                 System.arraycopy(attendedSegment, 0, attended, row * qDim, count * qDim);
             }
             row += count;

@@ -1,0 +1,373 @@
+package io.squall.functions.engine.batch;
+
+import io.squall.functions.engine.model.Transformer;
+import io.squall.functions.engine.sampling.SampledToken;
+import io.squall.functions.engine.sampling.Sampler;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntPredicate;
+
+/**
+ * Continuous batching over one {@link Transformer}. A dedicated thread owns every sequence and runs
+ * steps: admit waiting sequences while KV blocks and batch slots allow, run one forward pass holding
+ * one token of each decoding sequence that has demand plus prompt chunks up to the token budget, then
+ * sample and deliver. Sequences join and leave between steps.
+ *
+ * <p>Callers interact only through {@link #submit} and the returned {@link Generation}; both are
+ * thread-safe. Output is delivered on the scheduler thread to each {@link TokenSink}.
+ *
+ * <p>Buffering: a sequence computes a token only when its consumer has demand for it, so no token is
+ * ever queued inside the scheduler. The submission queue is bounded by
+ * {@link BatchConfig#maxWaitingSequences()}.
+ */
+public final class BatchScheduler implements AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger(BatchScheduler.class.getName());
+    private static final Runnable WAKE = () -> { };
+    /** How long an idle scheduler sleeps before re-checking, as a safety net; wake-ups are explicit. */
+    private static final long IDLE_POLL_MILLIS = 200;
+
+    private final Transformer transformer;
+    private final BatchConfig config;
+    private final IntPredicate isEndOfGeneration;
+    private final LinkedBlockingQueue<Runnable> inbox = new LinkedBlockingQueue<>();
+    private final AtomicInteger queued = new AtomicInteger();
+    private final ArrayDeque<Sequence> waiting = new ArrayDeque<>();
+    private final List<Sequence> running = new ArrayList<>();
+    private final List<Transformer.Segment> segments = new ArrayList<>();
+    private final List<Sequence> scheduled = new ArrayList<>();
+    private final Thread thread;
+    private volatile boolean closed;
+    private volatile BatchStats stats;
+    private int freeBlocks;
+    private int lastStepTokens;
+    private long steps;
+    private long generatedTokens;
+    private long preemptions;
+
+    /**
+     * Starts the scheduler thread.
+     *
+     * @param isEndOfGeneration the tokens that end a sequence (unless it ignores them)
+     */
+    public BatchScheduler(Transformer transformer, BatchConfig config, IntPredicate isEndOfGeneration) {
+        this.transformer = transformer;
+        this.config = config;
+        this.isEndOfGeneration = isEndOfGeneration;
+        this.freeBlocks = config.kvBlocks();
+        this.stats = new BatchStats(0, 0, freeBlocks, config.kvBlocks(), 0, 0, 0, 0);
+        this.thread = Thread.ofPlatform().name("squall-batch").daemon(true).start(this::loop);
+    }
+
+    public BatchConfig config() {
+        return config;
+    }
+
+    /** The latest load snapshot; updated after every step. */
+    public BatchStats stats() {
+        return stats;
+    }
+
+    /**
+     * Queues a sequence. Nothing is generated until its {@link Generation} receives demand.
+     *
+     * @return {@link Admission.Queued}, or {@link Admission.Rejected} when the request can never fit
+     *         (prompt beyond the context or the KV pool, token ids outside the vocabulary) or the queue is full
+     */
+    public Admission submit(GenerationRequest request, TokenSink sink) {
+        int promptLength = request.promptLength();
+        int context = transformer.maxPositions();
+        if (promptLength >= context) {
+            return new Admission.Rejected("the prompt has " + promptLength + " tokens; the context holds " + context
+                    + " including at least one generated token", false);
+        }
+        if (config.blocksFor(promptLength + 1) > config.kvBlocks()) {
+            return new Admission.Rejected("the prompt needs " + config.blocksFor(promptLength + 1)
+                    + " KV blocks; the worker has " + config.kvBlocks(), false);
+        }
+        int vocab = transformer.config().vocabSize();
+        for (int i = 0; i < promptLength; i++) {
+            int token = request.promptToken(i);
+            if (token < 0 || token >= vocab) {
+                return new Admission.Rejected("token id " + token + " is outside the vocabulary of " + vocab, false);
+            }
+        }
+        if (closed) {
+            return new Admission.Rejected("the scheduler is shut down", true);
+        }
+        if (queued.incrementAndGet() > config.maxWaitingSequences()) {
+            queued.decrementAndGet();
+            return new Admission.Rejected("the queue is full (" + config.maxWaitingSequences() + " waiting)", true);
+        }
+        int capacity = (int) Math.min(context, (long) promptLength + request.maxTokens());
+        Sequence sequence = new Sequence(request, sink, new Sampler(request.sampling(), vocab), capacity, vocab,
+                this::wake);
+        inbox.add(() -> {
+            queued.decrementAndGet();
+            waiting.addLast(sequence);
+        });
+        return new Admission.Queued(sequence);
+    }
+
+    private void wake() {
+        inbox.offer(WAKE);
+    }
+
+    private void loop() {
+        boolean idle = false;
+        while (!closed) {
+            try {
+                Runnable command = idle ? inbox.poll(IDLE_POLL_MILLIS, TimeUnit.MILLISECONDS) : inbox.poll();
+                while (command != null) {
+                    command.run();
+                    command = inbox.poll();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+            reapCancelled();
+            admit();
+            idle = !step();
+            publishStats();
+        }
+        shutDownSequences();
+    }
+
+    private void reapCancelled() {
+        for (Iterator<Sequence> it = running.iterator(); it.hasNext(); ) {
+            Sequence s = it.next();
+            if (s.isCancelled()) {
+                it.remove();
+                release(s);
+                finish(s, TokenSink.FinishReason.CANCELLED);
+            }
+        }
+        for (Iterator<Sequence> it = waiting.iterator(); it.hasNext(); ) {
+            Sequence s = it.next();
+            if (s.isCancelled()) {
+                it.remove();
+                finish(s, TokenSink.FinishReason.CANCELLED);
+            }
+        }
+    }
+
+    /** Admits waiting sequences in arrival order while the batch has room and the pool has their prompt's blocks. */
+    private void admit() {
+        while (!waiting.isEmpty() && running.size() < config.maxRunningSequences()) {
+            Sequence next = waiting.peekFirst();
+            if (config.blocksFor(next.tokenCount + 1) > freeBlocks) {
+                return; // first come, first served: later arrivals do not overtake it
+            }
+            waiting.pollFirst();
+            next.cache = transformer.newCache();
+            running.add(next);
+        }
+    }
+
+    /** Plans and runs one forward pass; returns false when there was nothing to run. */
+    private boolean step() {
+        segments.clear();
+        scheduled.clear();
+        int budget = config.maxBatchedTokens();
+        // Decoding sequences first, so a long prompt never stalls running streams.
+        for (int i = 0; i < running.size() && budget > 0; i++) {
+            Sequence s = running.get(i);
+            if (s.tokenCount - s.computed() == 1 && s.demand() > 0 && reserve(s, s.tokenCount)) {
+                schedule(s, 1);
+                budget--;
+            }
+        }
+        for (int i = 0; i < running.size(); i++) {
+            Sequence s = running.get(i);
+            int remaining = s.tokenCount - s.computed();
+            if (remaining <= 1 || s.finished) {
+                continue;
+            }
+            int chunk = config.chunkedPrefill() ? Math.min(remaining, budget) : remaining;
+            if (chunk == remaining && s.demand() == 0) {
+                chunk--; // leave the last token until someone wants the output
+            }
+            if (chunk <= 0 || !reserve(s, s.computed() + chunk)) {
+                continue;
+            }
+            schedule(s, chunk);
+            budget -= chunk;
+            if (budget <= 0 && config.chunkedPrefill()) {
+                break;
+            }
+        }
+        if (segments.isEmpty()) {
+            return false;
+        }
+        int stepTokens = config.maxBatchedTokens() - budget;
+        try {
+            transformer.forward(segments);
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.ERROR, "forward pass failed; failing its " + scheduled.size() + " sequences", e);
+            for (Sequence s : scheduled) {
+                running.remove(s);
+                release(s);
+                fail(s, e);
+            }
+            return true;
+        }
+        steps++;
+        lastStepTokens = stepTokens;
+        for (Sequence s : scheduled) {
+            if (s.computed() == s.tokenCount) {
+                sampleNext(s);
+            }
+        }
+        running.removeIf(s -> s.finished);
+        return true;
+    }
+
+    private void schedule(Sequence s, int count) {
+        boolean reachesEnd = s.computed() + count == s.tokenCount;
+        segments.add(new Transformer.Segment(s.cache, s.tokens, s.computed(), count, reachesEnd ? s.logits : null));
+        scheduled.add(s);
+    }
+
+    /**
+     * Makes sure {@code s} holds blocks for {@code positions} tokens, preempting the most recently
+     * admitted other sequences if the pool is short. Returns false when that is impossible.
+     */
+    private boolean reserve(Sequence s, int positions) {
+        int needed = config.blocksFor(positions) - s.blocksHeld;
+        while (needed > freeBlocks) {
+            Sequence victim = youngestPreemptable(s);
+            if (victim == null) {
+                return false;
+            }
+            preempt(victim);
+        }
+        if (needed > 0) {
+            freeBlocks -= needed;
+            s.blocksHeld += needed;
+        }
+        return true;
+    }
+
+    private Sequence youngestPreemptable(Sequence exclude) {
+        for (int i = running.size() - 1; i >= 0; i--) {
+            Sequence candidate = running.get(i);
+            if (candidate != exclude && !scheduled.contains(candidate) && candidate.blocksHeld > 0) {
+                return candidate;
+            }
+        }
+        return null;
+    }
+
+    /** Frees a sequence's KV and puts it back at the head of the queue; it recomputes its tokens when readmitted. */
+    private void preempt(Sequence victim) {
+        running.remove(victim);
+        release(victim);
+        waiting.addFirst(victim);
+        preemptions++;
+        LOG.log(System.Logger.Level.DEBUG, "preempted sequence {0} holding {1} tokens", victim.request.id(), victim.tokenCount);
+    }
+
+    private void release(Sequence s) {
+        freeBlocks += s.blocksHeld;
+        s.blocksHeld = 0;
+        s.cache = null;
+    }
+
+    private void sampleNext(Sequence s) {
+        int token;
+        SampledToken detail = null;
+        try {
+            if (s.request.topLogprobs() >= 0) {
+                detail = s.sampler.sampleWithLogprobs(s.logits, s.history, s.request.topLogprobs());
+                token = detail.tokenId();
+            } else {
+                token = s.sampler.sample(s.logits, s.history);
+            }
+        } catch (RuntimeException e) {
+            release(s);
+            fail(s, e);
+            return;
+        }
+        if (!s.request.ignoreEos() && isEndOfGeneration.test(token)) {
+            release(s);
+            finish(s, TokenSink.FinishReason.STOP);
+            return;
+        }
+        s.tokens[s.tokenCount++] = token;
+        s.history.add(token);
+        s.generated++;
+        generatedTokens++;
+        s.consumeDemand();
+        try {
+            s.sink.onToken(token, detail);
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "token sink of " + s.request.id() + " failed; cancelling it", e);
+            release(s);
+            s.finished = true;
+            return;
+        }
+        if (s.generated >= s.request.maxTokens() || s.tokenCount >= s.tokens.length) {
+            release(s);
+            finish(s, TokenSink.FinishReason.LENGTH);
+        }
+    }
+
+    private void finish(Sequence s, TokenSink.FinishReason reason) {
+        s.finished = true;
+        try {
+            s.sink.onFinish(reason, new TokenSink.Usage(s.request.promptLength(), s.generated, s.cachedTokens));
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "token sink of " + s.request.id() + " failed on finish", e);
+        }
+    }
+
+    private void fail(Sequence s, Throwable error) {
+        s.finished = true;
+        try {
+            s.sink.onError(error);
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "token sink of " + s.request.id() + " failed on error", e);
+        }
+    }
+
+    private void publishStats() {
+        stats = new BatchStats(running.size(), waiting.size() + queued.get(), freeBlocks, config.kvBlocks(),
+                lastStepTokens, steps, generatedTokens, preemptions);
+    }
+
+    private void shutDownSequences() {
+        IllegalStateException closing = new IllegalStateException("the scheduler shut down");
+        Runnable command;
+        while ((command = inbox.poll()) != null) {
+            command.run();
+        }
+        for (Sequence s : running) {
+            release(s);
+            fail(s, closing);
+        }
+        for (Sequence s : waiting) {
+            fail(s, closing);
+        }
+        running.clear();
+        waiting.clear();
+    }
+
+    /** Stops the scheduler thread; sequences still running or waiting get an error. */
+    @Override
+    public void close() {
+        closed = true;
+        wake();
+        try {
+            thread.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

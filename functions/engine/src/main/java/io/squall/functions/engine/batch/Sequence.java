@@ -1,0 +1,82 @@
+package io.squall.functions.engine.batch;
+
+import io.squall.functions.engine.model.KvCache;
+import io.squall.functions.engine.sampling.Sampler;
+import io.squall.functions.engine.sampling.TokenHistory;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A sequence inside the {@link BatchScheduler}. Its fields other than {@link #demand} and
+ * {@link #cancelled} belong to the scheduler thread.
+ *
+ * <p>{@code tokens[0 .. tokenCount)} holds the prompt followed by the generated tokens; the KV cache
+ * holds the first {@code computed()} of them. The next step runs {@code tokens[computed() .. tokenCount)}:
+ * one token for a decoding sequence, a chunk of the prompt (or, after preemption, of the prompt and
+ * generated tokens) otherwise.
+ */
+final class Sequence implements Generation {
+
+    final GenerationRequest request;
+    final TokenSink sink;
+    final Sampler sampler;
+    final TokenHistory history;
+    final int[] tokens;
+    final float[] logits;
+    int tokenCount;
+    int generated;
+    int blocksHeld;
+    int cachedTokens;
+    KvCache cache;
+    boolean finished;
+
+    private final AtomicLong demand = new AtomicLong();
+    private volatile boolean cancelled;
+    private final Runnable wake;
+
+    Sequence(GenerationRequest request, TokenSink sink, Sampler sampler, int capacity, int vocabSize, Runnable wake) {
+        this.request = request;
+        this.sink = sink;
+        this.sampler = sampler;
+        this.tokens = new int[capacity];
+        this.history = new TokenHistory(capacity);
+        for (int i = 0; i < request.promptLength(); i++) {
+            tokens[i] = request.promptToken(i);
+            history.add(tokens[i]);
+        }
+        this.tokenCount = request.promptLength();
+        this.logits = new float[vocabSize];
+        this.wake = wake;
+    }
+
+    int computed() {
+        return cache == null ? 0 : cache.length();
+    }
+
+    long demand() {
+        return demand.get();
+    }
+
+    void consumeDemand() {
+        demand.decrementAndGet();
+    }
+
+    boolean isCancelled() {
+        return cancelled;
+    }
+
+    @Override
+    public void request(long n) {
+        if (n <= 0) {
+            throw new IllegalArgumentException("demand must be positive, got " + n);
+        }
+        demand.accumulateAndGet(n, (current, add) -> current + add < 0 ? Long.MAX_VALUE : current + add);
+        wake.run();
+    }
+
+    @Override
+    public void cancel() {
+        cancelled = true;
+        wake.run();
+    }
+}

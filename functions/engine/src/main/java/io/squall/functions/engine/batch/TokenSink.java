@@ -1,0 +1,44 @@
+package io.squall.functions.engine.batch;
+
+import io.squall.functions.engine.sampling.SampledToken;
+
+/**
+ * Receives one sequence's output. Called on the scheduler's thread, in order, never concurrently, and
+ * never more {@link #onToken} calls than the demand signalled through {@link Generation#request}; must
+ * not block. After {@link #onFinish} or {@link #onError} nothing more is called.
+ */
+public interface TokenSink {
+
+    /**
+     * A generated token.
+     *
+     * @param detail log-probabilities when the request asked for them, else {@code null}
+     */
+    void onToken(int token, SampledToken detail);
+
+    /** Generation ended normally. */
+    void onFinish(FinishReason reason, Usage usage);
+
+    /** Generation failed; {@code error} says why. */
+    void onError(Throwable error);
+
+    /** Why a sequence ended. */
+    enum FinishReason {
+        /** An end-of-generation token was sampled (not emitted). */
+        STOP,
+        /** The token budget or the context ran out. */
+        LENGTH,
+        /** The caller cancelled. */
+        CANCELLED
+    }
+
+    /**
+     * Token counts of a finished sequence.
+     *
+     * @param promptTokens tokens in the prompt
+     * @param completionTokens tokens emitted
+     * @param cachedTokens prompt tokens whose KV was reused rather than computed
+     */
+    record Usage(int promptTokens, int completionTokens, int cachedTokens) {
+    }
+}

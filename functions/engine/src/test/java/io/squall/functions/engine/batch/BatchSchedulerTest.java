@@ -1,0 +1,208 @@
+package io.squall.functions.engine.batch;
+
+import io.squall.functions.engine.generate.Generator;
+import io.squall.functions.engine.model.Architecture;
+import io.squall.functions.engine.model.Model;
+import io.squall.functions.engine.model.RandomModel;
+import io.squall.functions.engine.model.Transformer;
+import io.squall.functions.engine.sampling.SampledToken;
+import io.squall.functions.engine.sampling.Sampler;
+import io.squall.functions.engine.sampling.SamplingParams;
+import io.squall.kernels.GgmlType;
+import io.squall.kernels.Kernels;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class BatchSchedulerTest {
+
+    private static final int END = 258; // end of generation in the built-in vocabulary
+
+    @TempDir
+    static Path dir;
+
+    private static Model model;
+    private static Kernels kernels;
+
+    @BeforeAll
+    static void load() {
+        Path file = dir.resolve("model.gguf");
+        RandomModel.write(new RandomModel.Spec(Architecture.LLAMA,
+                new RandomModel.Shape(64, 2, 4, 2, 128, 512), GgmlType.F32, null, 11), file);
+        model = Model.load(file);
+        kernels = Kernels.best();
+    }
+
+    @AfterAll
+    static void close() {
+        kernels.close();
+        model.close();
+    }
+
+    /** Collects a sequence's output; completes when it finishes. */
+    private static final class Collector implements TokenSink {
+        final List<Integer> tokens = Collections.synchronizedList(new ArrayList<>());
+        final CompletableFuture<FinishReason> done = new CompletableFuture<>();
+        final AtomicLong granted = new AtomicLong();
+        volatile Usage usage;
+        volatile boolean overDelivered;
+
+        @Override
+        public void onToken(int token, SampledToken detail) {
+            tokens.add(token);
+            if (tokens.size() > granted.get()) {
+                overDelivered = true;
+            }
+        }
+
+        @Override
+        public void onFinish(FinishReason reason, Usage usage) {
+            this.usage = usage;
+            done.complete(reason);
+        }
+
+        @Override
+        public void onError(Throwable error) {
+            done.completeExceptionally(error);
+        }
+
+        void request(Generation generation, long n) {
+            granted.addAndGet(n);
+            generation.request(n);
+        }
+    }
+
+    private Transformer transformer() {
+        return new Transformer(model.config(), model.weights(), kernels, 512);
+    }
+
+    private int[] unbatched(int[] prompt, int maxTokens) {
+        Generator generator = new Generator(transformer(), 64);
+        return generator.generate(prompt, new Sampler(SamplingParams.greedy(), model.config().vocabSize()), maxTokens,
+                token -> token == END, token -> { }).tokens();
+    }
+
+    private static Generation queued(Admission admission) {
+        assertThat(admission).isInstanceOf(Admission.Queued.class);
+        return ((Admission.Queued) admission).generation();
+    }
+
+    private static GenerationRequest greedy(String id, int[] prompt, int maxTokens) {
+        return new GenerationRequest(id, prompt, SamplingParams.greedy(), maxTokens, false, -1);
+    }
+
+    @Test
+    void batchedSequencesProduceTheTokensOfUnbatchedGenerationWhateverTheArrivalOrder() throws Exception {
+        long seed = System.nanoTime();
+        SplittableRandom random = new SplittableRandom(seed);
+        int count = 12;
+        List<int[]> prompts = new ArrayList<>();
+        List<int[]> expected = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            int[] prompt = random.ints(1 + random.nextInt(90), 0, 256).toArray();
+            prompts.add(prompt);
+            expected.add(unbatched(prompt, 24));
+        }
+        // A small token budget forces chunked prefill beside decodes; few blocks force preemption.
+        BatchConfig config = new BatchConfig(6, 40, true, 64, 24, 16);
+        try (BatchScheduler scheduler = new BatchScheduler(transformer(), config, token -> token == END)) {
+            List<Collector> collectors = new ArrayList<>();
+            List<Integer> order = new ArrayList<>();
+            for (int i = 0; i < count; i++) {
+                order.add(i);
+            }
+            Collections.shuffle(order, new java.util.Random(seed));
+            for (int i = 0; i < count; i++) {
+                collectors.add(null);
+            }
+            for (int i : order) {
+                Collector collector = new Collector();
+                collectors.set(i, collector);
+                Generation generation = queued(scheduler.submit(greedy("s" + i, prompts.get(i), 24), collector));
+                collector.request(generation, Long.MAX_VALUE / 2);
+            }
+            for (int i = 0; i < count; i++) {
+                collectors.get(i).done.get(60, TimeUnit.SECONDS);
+                assertThat(collectors.get(i).tokens).as("sequence %d (seed %d)", i, seed)
+                        .containsExactly(java.util.Arrays.stream(expected.get(i)).boxed().toArray(Integer[]::new));
+            }
+            assertThat(scheduler.stats().preemptions()).as("the pool is small enough to force preemption").isPositive();
+            while (scheduler.stats().freeKvBlocks() != 24) {
+                Thread.onSpinWait(); // stats are published after the step that finished the last sequence
+            }
+        }
+    }
+
+    @Test
+    void deliversNoMoreTokensThanRequested() throws Exception {
+        try (BatchScheduler scheduler = new BatchScheduler(transformer(), BatchConfig.defaults(), token -> false)) {
+            Collector collector = new Collector();
+            Generation generation = queued(scheduler.submit(
+                    new GenerationRequest("bp", new int[] {1, 2, 3}, SamplingParams.greedy(), 20, true, -1), collector));
+            for (int i = 0; i < 20; i++) {
+                int expected = i + 1;
+                collector.request(generation, 1);
+                // Wait for exactly the granted token: the scheduler must stop there until more demand comes.
+                while (collector.tokens.size() < expected && !collector.done.isDone()) {
+                    Thread.onSpinWait();
+                }
+                assertThat(collector.tokens).hasSize(expected);
+            }
+            assertThat(collector.done.get(10, TimeUnit.SECONDS)).isEqualTo(TokenSink.FinishReason.LENGTH);
+            assertThat(collector.overDelivered).isFalse();
+            assertThat(collector.usage.completionTokens()).isEqualTo(20);
+        }
+    }
+
+    @Test
+    void cancellationEndsTheSequenceAndFreesItsBlocks() throws Exception {
+        BatchConfig config = BatchConfig.defaults();
+        try (BatchScheduler scheduler = new BatchScheduler(transformer(), config, token -> false)) {
+            Collector collector = new Collector();
+            Generation generation = queued(scheduler.submit(
+                    new GenerationRequest("c", new int[100], SamplingParams.greedy(), 400, true, -1), collector));
+            collector.request(generation, 3);
+            while (collector.tokens.size() < 3) {
+                Thread.onSpinWait();
+            }
+            assertThat(scheduler.stats().freeKvBlocks()).isLessThan(config.kvBlocks());
+            generation.cancel();
+            assertThat(collector.done.get(10, TimeUnit.SECONDS)).isEqualTo(TokenSink.FinishReason.CANCELLED);
+            // Stats are published after the step that reaped the sequence.
+            while (scheduler.stats().freeKvBlocks() != config.kvBlocks()) {
+                Thread.onSpinWait();
+            }
+            assertThat(collector.tokens).hasSize(3);
+        }
+    }
+
+    @Test
+    void rejectsWhatCanNeverRunAndWhatDoesNotFitTheQueue() {
+        BatchConfig config = new BatchConfig(1, 64, true, 1, 8, 16);
+        try (BatchScheduler scheduler = new BatchScheduler(transformer(), config, token -> false)) {
+            Admission tooLong = scheduler.submit(greedy("long", new int[600], 4), new Collector());
+            assertThat(tooLong).isInstanceOfSatisfying(Admission.Rejected.class, r -> {
+                assertThat(r.reason()).contains("600 tokens");
+                assertThat(r.overloaded()).isFalse();
+            });
+            Admission tooManyBlocks = scheduler.submit(greedy("blocks", new int[200], 4), new Collector());
+            assertThat(tooManyBlocks).isInstanceOfSatisfying(Admission.Rejected.class,
+                    r -> assertThat(r.reason()).contains("KV blocks"));
+            Admission badToken = scheduler.submit(greedy("tok", new int[] {1, 99999}, 4), new Collector());
+            assertThat(badToken).isInstanceOfSatisfying(Admission.Rejected.class,
+                    r -> assertThat(r.reason()).contains("99999"));
+        }
+    }
+}
