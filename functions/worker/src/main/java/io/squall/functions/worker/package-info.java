@@ -1,4 +1,5 @@
 /**
- * The prefill, decode and aggregated stage functions, their RSocket and HTTP endpoints, KV transfer and registration. Lands with the functions issue.
+ * The stage functions: aggregated, prefill and decode workers, their RSocket routes and HTTP endpoints,
+ * KV transfer and registration in the cluster. {@code local} holds generation in this process.
  */
 package io.squall.functions.worker;

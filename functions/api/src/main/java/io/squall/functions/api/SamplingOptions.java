@@ -1,0 +1,22 @@
+package io.squall.functions.api;
+
+/**
+ * Sampling settings carried on the wire; neutral values disable a stage (see the engine's sampler).
+ *
+ * @param temperature 0 for greedy
+ * @param topK 0 disables
+ * @param topP 1 disables
+ * @param minP 0 disables
+ * @param repetitionPenalty 1 disables
+ * @param presencePenalty 0 disables
+ * @param frequencyPenalty 0 disables
+ * @param seed the sampler's seed, or {@code null} for a random one
+ */
+public record SamplingOptions(double temperature, int topK, double topP, double minP, double repetitionPenalty,
+                              double presencePenalty, double frequencyPenalty, Long seed) {
+
+    /** Greedy decoding without penalties. */
+    public static SamplingOptions greedy() {
+        return new SamplingOptions(0, 0, 1, 0, 1, 0, 0, null);
+    }
+}

@@ -1,0 +1,58 @@
+package io.squall.functions.api;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One element of the {@code generate} stream: newly generated tokens, and on the last element the
+ * finish reason and usage. A stream is zero or more chunks with tokens, the last of which (possibly
+ * with no tokens) carries {@code finishReason} and {@code usage}.
+ *
+ * @param tokenIds generated token ids, in order
+ * @param logprobs one entry per token when logprobs were requested, else empty
+ * @param finishReason set on the last chunk only
+ * @param usage set on the last chunk only
+ */
+public record TokenChunk(int[] tokenIds, List<TokenLogprobs> logprobs, FinishReason finishReason, Usage usage) {
+
+    public TokenChunk {
+        Objects.requireNonNull(tokenIds, "tokenIds");
+        logprobs = List.copyOf(logprobs);
+    }
+
+    /** Whether this is the stream's last chunk. */
+    public boolean isLast() {
+        return finishReason != null;
+    }
+
+    /** Why generation ended. */
+    public enum FinishReason {
+        /** An end-of-generation token or a stop condition. */
+        STOP,
+        /** The token budget or the context ran out. */
+        LENGTH,
+        /** Cancelled by the caller. */
+        CANCELLED
+    }
+
+    /**
+     * Token counts of a finished request.
+     *
+     * @param promptTokens tokens in the prompt
+     * @param completionTokens tokens generated
+     * @param cachedTokens prompt tokens whose KV was reused
+     */
+    public record Usage(int promptTokens, int completionTokens, int cachedTokens) {
+    }
+
+    /**
+     * The log-probability of a generated token and of its most likely alternatives.
+     *
+     * @param tokenId the generated token
+     * @param logprob its natural-log probability
+     * @param topTokenIds the alternatives, most likely first
+     * @param topLogprobs their log-probabilities
+     */
+    public record TokenLogprobs(int tokenId, float logprob, int[] topTokenIds, float[] topLogprobs) {
+    }
+}

@@ -1,0 +1,113 @@
+package io.squall.functions.worker.local;
+
+import io.squall.functions.api.ErrorCode;
+import io.squall.functions.api.GenerateRequest;
+import io.squall.functions.api.GenerateService;
+import io.squall.functions.api.SamplingOptions;
+import io.squall.functions.api.StageException;
+import io.squall.functions.api.TokenChunk;
+import io.squall.functions.engine.batch.Admission;
+import io.squall.functions.engine.batch.BatchScheduler;
+import io.squall.functions.engine.batch.Generation;
+import io.squall.functions.engine.batch.GenerationRequest;
+import io.squall.functions.engine.batch.TokenSink;
+import io.squall.functions.engine.sampling.SampledToken;
+import io.squall.functions.engine.sampling.SamplingParams;
+import io.squall.functions.engine.sampling.TokenLogprob;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.FluxSink;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Serves {@link GenerateService} from a {@link BatchScheduler}: one chunk per generated token, then a
+ * final chunk with the finish reason and usage.
+ *
+ * <p>Demand: each {@code request(n)} of the subscriber is passed to the scheduler, which computes a
+ * token only when there is demand for it; the final chunk may come without demand, so the sink's
+ * buffer holds at most that one element. Cancellation cancels the sequence, freeing its blocks at
+ * the next step.
+ */
+public final class SchedulerGenerateService implements GenerateService {
+
+    private final BatchScheduler scheduler;
+
+    public SchedulerGenerateService(BatchScheduler scheduler) {
+        this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+    }
+
+    @Override
+    public Flux<TokenChunk> generate(GenerateRequest request) {
+        return Flux.create(sink -> {
+            GenerationRequest engineRequest;
+            try {
+                engineRequest = new GenerationRequest(request.requestId(), request.tokens(), params(request.sampling()),
+                        request.maxTokens(), request.ignoreEos(), request.topLogprobs());
+            } catch (IllegalArgumentException | NullPointerException e) {
+                sink.error(new StageException(ErrorCode.INVALID_REQUEST, e.getMessage()));
+                return;
+            }
+            Admission admission = scheduler.submit(engineRequest, new ChunkSink(sink));
+            switch (admission) {
+                case Admission.Rejected rejected -> sink.error(new StageException(
+                        rejected.overloaded() ? ErrorCode.OVERLOADED : ErrorCode.INVALID_REQUEST, rejected.reason()));
+                case Admission.Queued queued -> {
+                    Generation generation = queued.generation();
+                    sink.onRequest(generation::request);
+                    sink.onCancel(generation::cancel);
+                }
+            }
+        }, FluxSink.OverflowStrategy.BUFFER);
+    }
+
+    private static SamplingParams params(SamplingOptions options) {
+        return new SamplingParams(options.temperature(), options.topK(), options.topP(), options.minP(),
+                options.repetitionPenalty(), options.presencePenalty(), options.frequencyPenalty(),
+                SamplingParams.DEFAULT_PENALTY_LAST_N, options.seed());
+    }
+
+    /** Turns scheduler callbacks into chunks on the flux. */
+    private static final class ChunkSink implements TokenSink {
+        private final FluxSink<TokenChunk> sink;
+
+        ChunkSink(FluxSink<TokenChunk> sink) {
+            this.sink = sink;
+        }
+
+        @Override
+        public void onToken(int token, SampledToken detail) {
+            List<TokenChunk.TokenLogprobs> logprobs = detail == null ? List.of() : List.of(logprobs(detail));
+            sink.next(new TokenChunk(new int[] {token}, logprobs, null, null));
+        }
+
+        @Override
+        public void onFinish(FinishReason reason, Usage usage) {
+            TokenChunk.FinishReason finish = switch (reason) {
+                case STOP -> TokenChunk.FinishReason.STOP;
+                case LENGTH -> TokenChunk.FinishReason.LENGTH;
+                case CANCELLED -> TokenChunk.FinishReason.CANCELLED;
+            };
+            sink.next(new TokenChunk(new int[0], List.of(), finish,
+                    new TokenChunk.Usage(usage.promptTokens(), usage.completionTokens(), usage.cachedTokens())));
+            sink.complete();
+        }
+
+        @Override
+        public void onError(Throwable error) {
+            sink.error(error instanceof StageException ? error : new StageException(ErrorCode.INTERNAL,
+                    "generation failed: " + error.getMessage()));
+        }
+
+        private static TokenChunk.TokenLogprobs logprobs(SampledToken detail) {
+            List<TokenLogprob> top = detail.topLogprobs();
+            int[] ids = new int[top.size()];
+            float[] values = new float[top.size()];
+            for (int i = 0; i < ids.length; i++) {
+                ids[i] = top.get(i).tokenId();
+                values[i] = top.get(i).logprob();
+            }
+            return new TokenChunk.TokenLogprobs(detail.tokenId(), detail.logprob(), ids, values);
+        }
+    }
+}
