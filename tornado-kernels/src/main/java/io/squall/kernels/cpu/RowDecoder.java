@@ -14,6 +14,7 @@ import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 
 import static io.squall.kernels.cpu.Lanes.B;
@@ -30,6 +31,8 @@ import static io.squall.kernels.cpu.Lanes.S;
 final class RowDecoder {
 
     private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
+    private static final ValueLayout.OfLong LE_LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(LE);
+    private static final ValueLayout.OfInt LE_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(LE);
 
     private RowDecoder() {
     }
@@ -99,9 +102,9 @@ final class RowDecoder {
             float d = LittleEndian.half(w, base);
             int out = dstOff + i * Q4_0Codec.BLOCK_SIZE;
             for (int j = 0; j < Q4_0Codec.BLOCK_SIZE / 2; j += L) {
-                ByteVector packed = ByteVector.fromMemorySegment(B, w, base + Q4_0Codec.QS_OFFSET + j, LE);
-                widen(packed.and((byte) 0x0F).sub((byte) 8)).mul(d).intoArray(dst, out + j);
-                widen(packed.lanewise(VectorOperators.LSHR, 4).sub((byte) 8)).mul(d)
+                IntVector packed = ints(w, base + Q4_0Codec.QS_OFFSET + j);
+                toFloats(packed.and(0x0F).sub(8)).mul(d).intoArray(dst, out + j);
+                toFloats(packed.lanewise(VectorOperators.ASHR, 4).and(0x0F).sub(8)).mul(d)
                         .intoArray(dst, out + Q4_0Codec.BLOCK_SIZE / 2 + j);
             }
         }
@@ -113,16 +116,18 @@ final class RowDecoder {
             long base = off + (long) i * Q4_KCodec.BLOCK_BYTES;
             float d = LittleEndian.half(w, base);
             float dmin = LittleEndian.half(w, base + Q4_KCodec.DMIN_OFFSET);
+            long packedLo = w.get(LE_LONG, base + Q4_KCodec.SCALES_OFFSET);
+            int packedHi = w.get(LE_INT, base + Q4_KCodec.SCALES_OFFSET + 8);
             for (int pair = 0; pair < 4; pair++) {
-                float d0 = d * Q4_KCodec.scale(w, base, 2 * pair);
-                float m0 = -dmin * Q4_KCodec.min(w, base, 2 * pair);
-                float d1 = d * Q4_KCodec.scale(w, base, 2 * pair + 1);
-                float m1 = -dmin * Q4_KCodec.min(w, base, 2 * pair + 1);
+                float d0 = d * k4Scale(packedLo, packedHi, 2 * pair);
+                float m0 = -dmin * k4Min(packedLo, packedHi, 2 * pair);
+                float d1 = d * k4Scale(packedLo, packedHi, 2 * pair + 1);
+                float m1 = -dmin * k4Min(packedLo, packedHi, 2 * pair + 1);
                 int out = dstOff + i * Q4_KCodec.BLOCK_SIZE + 64 * pair;
                 for (int j = 0; j < 32; j += L) {
-                    ByteVector packed = ByteVector.fromMemorySegment(B, w, base + Q4_KCodec.QS_OFFSET + 32L * pair + j, LE);
-                    widen(packed.and((byte) 0x0F)).fma(d0, m0).intoArray(dst, out + j);
-                    widen(packed.lanewise(VectorOperators.LSHR, 4)).fma(d1, m1).intoArray(dst, out + 32 + j);
+                    IntVector packed = ints(w, base + Q4_KCodec.QS_OFFSET + 32L * pair + j);
+                    toFloats(packed.and(0x0F)).fma(d0, m0).intoArray(dst, out + j);
+                    toFloats(packed.lanewise(VectorOperators.ASHR, 4).and(0x0F)).fma(d1, m1).intoArray(dst, out + 32 + j);
                 }
             }
         }
@@ -135,28 +140,57 @@ final class RowDecoder {
             float d = LittleEndian.half(w, base + Q6_KCodec.D_OFFSET);
             for (int n = 0; n < 2; n++) {
                 for (int l = 0; l < 32; l += L) {
-                    ByteVector ql0 = ByteVector.fromMemorySegment(B, w, base + 64L * n + l, LE);
-                    ByteVector ql32 = ByteVector.fromMemorySegment(B, w, base + 64L * n + 32 + l, LE);
-                    ByteVector qh = ByteVector.fromMemorySegment(B, w, base + Q6_KCodec.QH_OFFSET + 32L * n + l, LE);
+                    IntVector ql0 = ints(w, base + 64L * n + l);
+                    IntVector ql32 = ints(w, base + 64L * n + 32 + l);
+                    IntVector qh = ints(w, base + Q6_KCodec.QH_OFFSET + 32L * n + l);
                     int s = 8 * n + (l >>> 4);
                     int out = dstOff + i * Q6_KCodec.BLOCK_SIZE + 128 * n + l;
-                    ByteVector q1 = ql0.and((byte) 0x0F).or(qh.and((byte) 3).lanewise(VectorOperators.LSHL, 4));
-                    ByteVector q2 = ql32.and((byte) 0x0F)
-                            .or(qh.lanewise(VectorOperators.LSHR, 2).and((byte) 3).lanewise(VectorOperators.LSHL, 4));
-                    ByteVector q3 = ql0.lanewise(VectorOperators.LSHR, 4)
-                            .or(qh.lanewise(VectorOperators.LSHR, 4).and((byte) 3).lanewise(VectorOperators.LSHL, 4));
-                    ByteVector q4 = ql32.lanewise(VectorOperators.LSHR, 4)
-                            .or(qh.lanewise(VectorOperators.LSHR, 6).lanewise(VectorOperators.LSHL, 4));
-                    widen(q1.sub((byte) 32)).mul(d * Q6_KCodec.scale(w, base, s)).intoArray(dst, out);
-                    widen(q2.sub((byte) 32)).mul(d * Q6_KCodec.scale(w, base, s + 2)).intoArray(dst, out + 32);
-                    widen(q3.sub((byte) 32)).mul(d * Q6_KCodec.scale(w, base, s + 4)).intoArray(dst, out + 64);
-                    widen(q4.sub((byte) 32)).mul(d * Q6_KCodec.scale(w, base, s + 6)).intoArray(dst, out + 96);
+                    IntVector q1 = ql0.and(0x0F).or(qh.and(3).lanewise(VectorOperators.LSHL, 4));
+                    IntVector q2 = ql32.and(0x0F)
+                            .or(qh.lanewise(VectorOperators.ASHR, 2).and(3).lanewise(VectorOperators.LSHL, 4));
+                    IntVector q3 = ql0.lanewise(VectorOperators.ASHR, 4).and(0x0F)
+                            .or(qh.lanewise(VectorOperators.ASHR, 4).and(3).lanewise(VectorOperators.LSHL, 4));
+                    IntVector q4 = ql32.lanewise(VectorOperators.ASHR, 4).and(0x0F)
+                            .or(qh.lanewise(VectorOperators.ASHR, 6).and(3).lanewise(VectorOperators.LSHL, 4));
+                    toFloats(q1.sub(32)).mul(d * Q6_KCodec.scale(w, base, s)).intoArray(dst, out);
+                    toFloats(q2.sub(32)).mul(d * Q6_KCodec.scale(w, base, s + 2)).intoArray(dst, out + 32);
+                    toFloats(q3.sub(32)).mul(d * Q6_KCodec.scale(w, base, s + 4)).intoArray(dst, out + 64);
+                    toFloats(q4.sub(32)).mul(d * Q6_KCodec.scale(w, base, s + 6)).intoArray(dst, out + 96);
                 }
             }
         }
     }
 
+    /** Byte {@code k} (0..11) of Q4_K's packed scales, read once as a long and an int. */
+    private static int scaleByte(long lo, int hi, int k) {
+        return k < 8 ? (int) (lo >>> (8 * k)) & 0xFF : (hi >>> (8 * (k - 8))) & 0xFF;
+    }
+
+    /** {@link Q4_KCodec#scale} on the packed bytes in registers. */
+    private static int k4Scale(long lo, int hi, int s) {
+        return s < 4 ? scaleByte(lo, hi, s) & 63
+                : (scaleByte(lo, hi, s + 4) & 0x0F) | ((scaleByte(lo, hi, s - 4) >>> 6) << 4);
+    }
+
+    /** {@link Q4_KCodec#min} on the packed bytes in registers. */
+    private static int k4Min(long lo, int hi, int s) {
+        return s < 4 ? scaleByte(lo, hi, s + 4) & 63
+                : (scaleByte(lo, hi, s + 4) >>> 4) | ((scaleByte(lo, hi, s) >>> 6) << 4);
+    }
+
     private static FloatVector widen(ByteVector bytes) {
         return (FloatVector) bytes.convertShape(VectorOperators.B2F, F, 0);
+    }
+
+    /**
+     * {@link Lanes#L} bytes from {@code off}, sign-extended to int lanes. Nibble and bit-field
+     * extraction then uses int shifts: x86 has no byte-lane shifts, and the emulated ones are slow.
+     */
+    private static IntVector ints(MemorySegment w, long off) {
+        return (IntVector) ByteVector.fromMemorySegment(B, w, off, LE).convertShape(VectorOperators.B2I, I, 0);
+    }
+
+    private static FloatVector toFloats(IntVector v) {
+        return (FloatVector) v.convert(VectorOperators.I2F, 0);
     }
 }
