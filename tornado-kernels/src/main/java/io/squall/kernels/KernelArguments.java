@@ -99,6 +99,41 @@ public final class KernelArguments {
         fits(valueCache, cache, "valueCache");
     }
 
+    /** Checks the arguments of {@link io.squall.kernels.Kernels#pagedAttention}. */
+    public static void pagedAttention(float[] q, PagedKv kv, float[] out, int batch, int startPos, int heads,
+                                      int kvHeads, int headDim) {
+        positive(batch, "batch");
+        positive(heads, "heads");
+        positive(kvHeads, "kvHeads");
+        positive(headDim, "headDim");
+        if (startPos < 0) {
+            throw new IllegalArgumentException("startPos must be >= 0, got " + startPos);
+        }
+        if (heads % kvHeads != 0) {
+            throw new IllegalArgumentException("heads (" + heads + ") must be a multiple of kvHeads (" + kvHeads + ")");
+        }
+        fits(q, (long) batch * heads * headDim, "q");
+        fits(out, (long) batch * heads * headDim, "out");
+        long positions = (long) startPos + batch;
+        long pagesNeeded = (positions + kv.blockSize() - 1) / kv.blockSize();
+        if (kv.blockTable().length < pagesNeeded) {
+            throw new IllegalArgumentException("block table of " + kv.blockTable().length + " pages cannot hold "
+                    + positions + " positions of " + kv.blockSize());
+        }
+        long planeBytes = (long) kv.blockSize() * kvHeads * headDim * Float.BYTES;
+        if (Math.max(kv.keyOffset(), kv.valueOffset()) + planeBytes > kv.pageBytes()) {
+            throw new IllegalArgumentException("a plane of " + planeBytes + " bytes does not fit a page of "
+                    + kv.pageBytes() + " at the given offsets");
+        }
+        for (int i = 0; i < pagesNeeded; i++) {
+            int page = kv.blockTable()[i];
+            if (page < 0 || (page + 1L) * kv.pageBytes() > kv.pages().byteSize()) {
+                throw new IllegalArgumentException("page " + page + " is outside the pool of "
+                        + kv.pages().byteSize() / kv.pageBytes() + " pages");
+            }
+        }
+    }
+
     /** Checks that {@code arrays} each hold {@code n} elements. */
     public static void elements(int n, float[]... arrays) {
         if (n < 0) {

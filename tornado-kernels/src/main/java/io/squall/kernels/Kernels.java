@@ -59,6 +59,13 @@ public interface Kernels extends AutoCloseable {
     void attention(float[] q, float[] keyCache, float[] valueCache, float[] out, int batch, int startPos,
                    int heads, int kvHeads, int headDim, float scale);
 
+    /**
+     * {@link #attention} reading keys and values from a paged pool instead of contiguous arrays: the
+     * sequence's positions {@code 0 .. startPos+batch-1} are reached through {@code kv}'s block table.
+     */
+    void pagedAttention(float[] q, PagedKv kv, float[] out, int batch, int startPos, int heads, int kvHeads,
+                        int headDim, float scale);
+
     /** {@code gate[i] = silu(gate[i]) · up[i]} for {@code i < n}: the SwiGLU activation. */
     void siluMul(float[] gate, float[] up, int n);
 

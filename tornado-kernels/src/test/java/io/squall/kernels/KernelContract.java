@@ -21,6 +21,9 @@ import static org.assertj.core.api.Assertions.within;
  */
 public abstract class KernelContract {
 
+    private static final java.lang.foreign.ValueLayout.OfFloat LE_FLOAT =
+            java.lang.foreign.ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
+
     private final TestData data = new TestData(getClass().getSimpleName());
     private Kernels kernels;
 
@@ -253,6 +256,58 @@ public abstract class KernelContract {
                 }
             }
         }
+    }
+
+    @Test
+    void pagedAttentionEqualsAttentionOverTheSameRowsScatteredAcrossPages() {
+        int heads = 12;
+        int kvHeads = 4;
+        int blockSize = 16;
+        for (int headDim : new int[]{8, 64}) {
+            for (int[] run : new int[][]{{1, 0}, {5, 0}, {1, 37}, {7, 20}}) {
+                int batch = run[0];
+                int startPos = run[1];
+                int context = startPos + batch;
+                int kvDim = kvHeads * headDim;
+                float[] q = data.floats(batch * heads * headDim, 1);
+                float[] k = data.floats(context * kvDim, 1);
+                float[] v = data.floats(context * kvDim, 1);
+                float scale = (float) (1 / Math.sqrt(headDim));
+                float[] expected = new float[batch * heads * headDim];
+                kernels.attention(q, k, v, expected, batch, startPos, heads, kvHeads, headDim, scale);
+
+                // Pages hold two layers; this is the second one. Pages are used out of order.
+                long planeBytes = (long) blockSize * kvDim * Float.BYTES;
+                long pageBytes = 4 * planeBytes;
+                int pagesNeeded = (context + blockSize - 1) / blockSize;
+                int[] table = new int[pagesNeeded];
+                for (int i = 0; i < pagesNeeded; i++) {
+                    table[i] = pagesNeeded + 3 - i; // distinct pages, in reverse
+                }
+                java.lang.foreign.MemorySegment pool = java.lang.foreign.Arena.ofAuto().allocate((pagesNeeded + 4) * pageBytes, 64);
+                PagedKv paged = new PagedKv(pool, pageBytes, blockSize, 2 * planeBytes, 3 * planeBytes, table);
+                long rowBytes = (long) kvDim * Float.BYTES;
+                for (int t = 0; t < context; t++) {
+                    java.lang.foreign.MemorySegment.copy(k, t * kvDim, pool, LE_FLOAT, paged.keyRow(t, rowBytes), kvDim);
+                    java.lang.foreign.MemorySegment.copy(v, t * kvDim, pool, LE_FLOAT, paged.valueRow(t, rowBytes), kvDim);
+                }
+                float[] out = new float[batch * heads * headDim];
+                kernels.pagedAttention(q, paged, out, batch, startPos, heads, kvHeads, headDim, scale);
+                for (int i = 0; i < out.length; i++) {
+                    assertThat(out[i]).as("seed %d headDim %d batch %d start %d i %d", data.seed, headDim, batch,
+                            startPos, i).isCloseTo(expected[i], within(1e-5f));
+                }
+            }
+        }
+    }
+
+    @Test
+    void pagedAttentionRejectsATableTooShortForThePositions() {
+        java.lang.foreign.MemorySegment pool = java.lang.foreign.Arena.ofAuto().allocate(4096, 64);
+        PagedKv paged = new PagedKv(pool, 1024, 4, 0, 512, new int[] {0});
+        assertThatThrownBy(() -> kernels.pagedAttention(new float[8], paged, new float[8], 1, 4, 1, 1, 8, 1f))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("block table");
     }
 
     @Test

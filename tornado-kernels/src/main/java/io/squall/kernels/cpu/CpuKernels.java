@@ -2,6 +2,7 @@ package io.squall.kernels.cpu;
 
 import io.squall.kernels.KernelArguments;
 import io.squall.kernels.Kernels;
+import io.squall.kernels.PagedKv;
 import io.squall.kernels.WeightMatrix;
 import io.squall.kernels.reference.RopeKernels;
 
@@ -22,6 +23,7 @@ public final class CpuKernels implements Kernels {
     private final WorkerPool pool;
     private final MatmulTask matmul;
     private final AttentionTask attention;
+    private final PagedAttentionTask pagedAttention;
     private final RowsTask rowsTask = new RowsTask();
     private final WeightMatrix[] single = new WeightMatrix[1];
     private final float[][] singleOut = new float[1][];
@@ -43,6 +45,7 @@ public final class CpuKernels implements Kernels {
         this.pool = new WorkerPool(threads, SPIN_NANOS);
         this.matmul = new MatmulTask(threads);
         this.attention = new AttentionTask(threads);
+        this.pagedAttention = new PagedAttentionTask(threads);
     }
 
     /** Whether the Vector API's preferred species suits these kernels (AVX2 or AVX-512 class hardware). */
@@ -117,6 +120,17 @@ public final class CpuKernels implements Kernels {
                     headDim, scale));
         } finally {
             attention.clear();
+        }
+    }
+
+    @Override
+    public void pagedAttention(float[] q, PagedKv kv, float[] out, int batch, int startPos, int heads, int kvHeads,
+                               int headDim, float scale) {
+        KernelArguments.pagedAttention(q, kv, out, batch, startPos, heads, kvHeads, headDim);
+        try {
+            pool.run(pagedAttention, pagedAttention.prepare(q, kv, out, batch, startPos, heads, kvHeads, headDim, scale));
+        } finally {
+            pagedAttention.clear();
         }
     }
 

@@ -1,7 +1,13 @@
 package io.squall.kernels.reference;
 
-/** Causal grouped-query attention over a contiguous KV cache. */
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+
+/** Causal grouped-query attention over a contiguous or a paged KV cache. */
 public final class AttentionKernels {
+
+    private static final ValueLayout.OfFloat F32 = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private AttentionKernels() {
     }
@@ -44,6 +50,53 @@ public final class AttentionKernels {
                     float acc = 0f;
                     for (int t = 0; t <= last; t++) {
                         acc += scores[sBase + t] * valueCache[t * kvStride + kvOffset + i];
+                    }
+                    out[qBase + i] = acc * inv;
+                }
+            }
+        }
+    }
+
+    /**
+     * {@link #attention} over a paged cache: position {@code t} of the sequence sits in page
+     * {@code blockTable[t / blockSize]}, slot {@code t % blockSize}; a page holds this layer's key plane
+     * at byte {@code keyOffset} and value plane at {@code valueOffset}, each {@code [slot][kvHeads·headDim]}
+     * little-endian F32. Same formula and scratch contract as {@link #attention}.
+     */
+    public static void pagedAttention(float[] q, MemorySegment pages, long pageBytes, int blockSize, long keyOffset,
+                                      long valueOffset, int[] blockTable, float[] out, float[] scores, int batch,
+                                      int startPos, int heads, int kvHeads, int headDim, float scale) {
+        int group = heads / kvHeads;
+        long rowBytes = (long) kvHeads * headDim * Float.BYTES;
+        int context = startPos + batch;
+        for (int b = 0; b < batch; b++) {
+            for (int h = 0; h < heads; h++) {
+                int qBase = (b * heads + h) * headDim;
+                long headBytes = (long) (h / group) * headDim * Float.BYTES;
+                int sBase = (b * heads + h) * context;
+                int last = startPos + b;
+                float max = Float.NEGATIVE_INFINITY;
+                for (int t = 0; t <= last; t++) {
+                    long row = blockTable[t / blockSize] * pageBytes + keyOffset + (t % blockSize) * rowBytes + headBytes;
+                    float dot = 0f;
+                    for (int i = 0; i < headDim; i++) {
+                        dot += q[qBase + i] * pages.get(F32, row + (long) i * Float.BYTES);
+                    }
+                    scores[sBase + t] = dot * scale;
+                    max = Math.max(max, dot * scale);
+                }
+                float sum = 0f;
+                for (int t = 0; t <= last; t++) {
+                    float e = (float) Math.exp(scores[sBase + t] - max);
+                    scores[sBase + t] = e;
+                    sum += e;
+                }
+                float inv = 1f / sum;
+                for (int i = 0; i < headDim; i++) {
+                    float acc = 0f;
+                    for (int t = 0; t <= last; t++) {
+                        long row = blockTable[t / blockSize] * pageBytes + valueOffset + (t % blockSize) * rowBytes + headBytes;
+                        acc += scores[sBase + t] * pages.get(F32, row + (long) i * Float.BYTES);
                     }
                     out[qBase + i] = acc * inv;
                 }

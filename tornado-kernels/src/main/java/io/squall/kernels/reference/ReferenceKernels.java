@@ -2,6 +2,7 @@ package io.squall.kernels.reference;
 
 import io.squall.kernels.KernelArguments;
 import io.squall.kernels.Kernels;
+import io.squall.kernels.PagedKv;
 import io.squall.kernels.WeightMatrix;
 import io.squall.kernels.format.GgmlCodec;
 
@@ -74,6 +75,18 @@ public final class ReferenceKernels implements Kernels {
             scores = new float[needed];
         }
         AttentionKernels.attention(q, keyCache, valueCache, out, scores, batch, startPos, heads, kvHeads, headDim, scale);
+    }
+
+    @Override
+    public void pagedAttention(float[] q, PagedKv kv, float[] out, int batch, int startPos, int heads, int kvHeads,
+                               int headDim, float scale) {
+        KernelArguments.pagedAttention(q, kv, out, batch, startPos, heads, kvHeads, headDim);
+        int needed = Math.multiplyExact(batch * heads, startPos + batch);
+        if (scores.length < needed) {
+            scores = new float[needed];
+        }
+        AttentionKernels.pagedAttention(q, kv.pages(), kv.pageBytes(), kv.blockSize(), kv.keyOffset(), kv.valueOffset(),
+                kv.blockTable(), out, scores, batch, startPos, heads, kvHeads, headDim, scale);
     }
 
     @Override
