@@ -15,7 +15,8 @@ import java.util.Set;
  * workers may interleave freely. Each worker's ids are checked: a gap or a stale id is reported by
  * {@link #apply} so the owner can ask the worker for a snapshot and {@link #replace} its state.
  *
- * <p>Implementations are <b>not thread-safe</b>: one owner thread calls every method.
+ * <p>Implementations are <b>not thread-safe</b>: one owner thread calls every method ({@link
+ * KvIndexer} is that owner for the router).
  */
 public interface RadixIndex {
 

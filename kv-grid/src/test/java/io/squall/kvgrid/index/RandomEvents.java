@@ -28,14 +28,20 @@ public final class RandomEvents {
     private final Map<WorkerId, Long> lastIds = new HashMap<>();
 
     public RandomEvents(Random random, int workers, int documents) {
+        this(random.nextLong(), random, workers, documents);
+    }
+
+    /** Streams over the document universe drawn from {@code universeSeed}, so several streams can share it. */
+    public RandomEvents(long universeSeed, Random random, int workers, int documents) {
+        Random universe = new Random(universeSeed);
         this.random = random;
         this.workers = workers;
         this.documents = documents;
         this.base = new int[documents];
         this.share = new int[documents];
         for (int d = 1; d < documents; d++) {
-            base[d] = random.nextInt(d);
-            share[d] = random.nextInt(BLOCKS_PER_DOCUMENT);
+            base[d] = universe.nextInt(d);
+            share[d] = universe.nextInt(BLOCKS_PER_DOCUMENT);
         }
     }
 

@@ -24,6 +24,7 @@ public final class ReferenceRadixIndex implements RadixIndex {
     private final Map<WorkerId, Map<Tier, Set<BlockHash>>> held = new HashMap<>();
     private final Map<WorkerId, Long> lastEventIds = new HashMap<>();
     private final Map<BlockHash, Node> nodes = new HashMap<>();
+    private final Map<BlockHash, Integer> holders = new HashMap<>();
 
     @Override
     public ApplyOutcome apply(KvEvent event) {
@@ -38,9 +39,10 @@ public final class ReferenceRadixIndex implements RadixIndex {
             case KvEvent.Stored stored -> store(stored);
             case KvEvent.Removed removed -> {
                 for (BlockHash hash : removed.hashes()) {
-                    tiers(worker).get(removed.tier()).remove(hash);
+                    if (tiers(worker).get(removed.tier()).remove(hash)) {
+                        release(hash);
+                    }
                 }
-                pruneNodes();
             }
             case KvEvent.Cleared ignored -> clearBlocks(worker);
         }
@@ -51,11 +53,9 @@ public final class ReferenceRadixIndex implements RadixIndex {
     public OverlapScores findMatches(BlockHash[] prompt) {
         OverlapScores.Builder scores = OverlapScores.builder(prompt.length);
         for (var entry : held.entrySet()) {
-            Set<BlockHash> cumulative = new HashSet<>();
             for (Tier tier : Tier.values()) {
-                cumulative.addAll(entry.getValue().get(tier));
                 int depth = 0;
-                while (depth < prompt.length && cumulative.contains(prompt[depth])) {
+                while (depth < prompt.length && heldUpTo(entry.getValue(), tier, prompt[depth])) {
                     depth++;
                 }
                 scores.depth(entry.getKey(), tier, depth);
@@ -64,11 +64,20 @@ public final class ReferenceRadixIndex implements RadixIndex {
         return scores.build();
     }
 
+    private static boolean heldUpTo(Map<Tier, Set<BlockHash>> tiers, Tier slowest, BlockHash hash) {
+        for (Tier tier : Tier.values()) {
+            if (tier.compareTo(slowest) <= 0 && tiers.get(tier).contains(hash)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     @Override
     public void removeWorker(WorkerId worker) {
+        clearBlocks(worker);
         held.remove(worker);
         lastEventIds.remove(worker);
-        pruneNodes();
     }
 
     @Override
@@ -100,14 +109,26 @@ public final class ReferenceRadixIndex implements RadixIndex {
         BlockHash parent = stored.parent();
         for (KvEvent.StoredBlock block : stored.blocks()) {
             nodes.putIfAbsent(block.hash(), new Node(parent, block.localHash()));
-            tiers(stored.worker()).get(stored.tier()).add(block.hash());
+            if (tiers(stored.worker()).get(stored.tier()).add(block.hash())) {
+                holders.merge(block.hash(), 1, Integer::sum);
+            }
             parent = block.hash();
         }
     }
 
     private void clearBlocks(WorkerId worker) {
-        tiers(worker).values().forEach(Set::clear);
-        pruneNodes();
+        for (Set<BlockHash> hashes : tiers(worker).values()) {
+            hashes.forEach(this::release);
+            hashes.clear();
+        }
+    }
+
+    /** One (worker, tier) stopped holding {@code hash}; the node goes with its last holder. */
+    private void release(BlockHash hash) {
+        if (holders.merge(hash, -1, Integer::sum) == 0) {
+            holders.remove(hash);
+            nodes.remove(hash);
+        }
     }
 
     private Map<Tier, Set<BlockHash>> tiers(WorkerId worker) {
@@ -118,11 +139,5 @@ public final class ReferenceRadixIndex implements RadixIndex {
             }
             return tiers;
         });
-    }
-
-    private void pruneNodes() {
-        Set<BlockHash> live = new HashSet<>();
-        held.values().forEach(tiers -> tiers.values().forEach(live::addAll));
-        nodes.keySet().retainAll(live);
     }
 }
