@@ -1,0 +1,289 @@
+package io.squall.kvgrid.index.flat;
+
+import io.squall.kvgrid.BlockHash;
+import io.squall.kvgrid.KvEvent;
+import io.squall.kvgrid.LocalBlockHash;
+import io.squall.kvgrid.Tier;
+import io.squall.kvgrid.WorkerId;
+import io.squall.kvgrid.index.ApplyOutcome;
+import io.squall.kvgrid.index.OverlapScores;
+import io.squall.kvgrid.index.RadixIndex;
+import io.squall.kvgrid.index.WorkerSnapshot;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * A {@link RadixIndex} stored flat: one primitive table maps each chained block hash to a node
+ * holding, per tier, a bit set of the workers that hold the block (see {@link NodeTable}); each
+ * worker has a reverse set of its blocks ({@link WorkerBlocks}). Workers get dense slots (bit
+ * positions), reused after a worker is removed.
+ *
+ * <p>Lookup walks the prompt's blocks in order with one "still matching" bit set per tier. The
+ * invariant that makes it linear: <b>workers can only drop out as we descend</b> — a worker matches
+ * block {@code i} only if it matched every block before it, so each step only ANDs the node's bits
+ * into the running sets, and a worker's depth is fixed the moment its bit falls out. The walk stops
+ * at the first unknown block or as soon as no worker remains. Cost: {@code O(blocks × ⌈workers/64⌉)}
+ * word operations plus {@code O(workers)} to build the answer, independent of how many blocks are
+ * cached; no allocation per block.
+ *
+ * <p>Events cost O(1) per block. Stored blocks are indexed even when their parent is unknown: such a
+ * block cannot be reached by a lookup for that worker until its parent arrives, which is what a
+ * prefix match requires anyway. Not thread-safe (see {@link RadixIndex}).
+ */
+public final class FlatRadixIndex implements RadixIndex {
+
+    private static final Tier[] TIERS = Tier.values();
+
+    private final NodeTable nodes;
+    private final Map<WorkerId, WorkerState> workers = new HashMap<>();
+    private WorkerState[] bySlot = new WorkerState[64];
+    private long[] registered = new long[1];
+    private int slotHighWater;
+    private int[] freeSlots = new int[8];
+    private int freeCount;
+
+    /** An empty index sized for about {@code expectedBlocks} distinct blocks (it grows as needed). */
+    public FlatRadixIndex(int expectedBlocks) {
+        if (expectedBlocks < 0) {
+            throw new IllegalArgumentException("expected block count must not be negative");
+        }
+        this.nodes = new NodeTable(expectedBlocks);
+    }
+
+    /** An empty index with a small initial size. */
+    public FlatRadixIndex() {
+        this(1024);
+    }
+
+    @Override
+    public ApplyOutcome apply(KvEvent event) {
+        Objects.requireNonNull(event, "event");
+        WorkerState worker = register(event.worker());
+        long expected = worker.lastEventId + 1;
+        if (event.eventId() < expected) {
+            return new ApplyOutcome.Stale(worker.id, worker.lastEventId, event.eventId());
+        }
+        worker.lastEventId = event.eventId();
+        switch (event) {
+            case KvEvent.Stored stored -> store(worker, stored);
+            case KvEvent.Removed removed -> remove(worker, removed);
+            case KvEvent.Cleared ignored -> dropBlocks(worker);
+        }
+        return event.eventId() == expected ? ApplyOutcome.APPLIED : new ApplyOutcome.Gap(worker.id, expected, event.eventId());
+    }
+
+    @Override
+    public OverlapScores findMatches(BlockHash[] prompt) {
+        Objects.requireNonNull(prompt, "prompt");
+        int blocks = prompt.length;
+        if (blocks == 0 || workers.isEmpty()) {
+            return OverlapScores.none(blocks);
+        }
+        int words = nodes.words();
+        int tiers = TIERS.length;
+        long[] active = new long[tiers * words];
+        for (int t = 0; t < tiers; t++) {
+            System.arraycopy(registered, 0, active, t * words, words);
+        }
+        int[] depth = new int[tiers * slotHighWater];
+        int i = 0;
+        for (; i < blocks; i++) {
+            BlockHash hash = prompt[i];
+            if (hash == null) {
+                throw new NullPointerException("prompt holds a null block hash");
+            }
+            int slot = nodes.find(hash.value());
+            if (slot < 0) {
+                break;
+            }
+            long remaining = 0;
+            for (int w = 0; w < words; w++) {
+                long held = 0;
+                for (int t = 0; t < tiers; t++) {
+                    held |= nodes.mask(slot, t, w); // cumulative: held in tier t or a faster one
+                    int a = t * words + w;
+                    long before = active[a];
+                    long after = before & held;
+                    if (before != after) {
+                        settle(before & ~after, w, t, i, depth);
+                        active[a] = after;
+                    }
+                    remaining |= after;
+                }
+            }
+            if (remaining == 0) {
+                break;
+            }
+        }
+        for (int t = 0; t < tiers; t++) {
+            for (int w = 0; w < words; w++) {
+                settle(active[t * words + w], w, t, i, depth);
+            }
+        }
+        return scores(blocks, depth);
+    }
+
+    @Override
+    public void removeWorker(WorkerId worker) {
+        WorkerState state = workers.remove(Objects.requireNonNull(worker, "worker"));
+        if (state == null) {
+            return;
+        }
+        dropBlocks(state);
+        bySlot[state.slot] = null;
+        registered[state.slot >>> 6] &= ~(1L << state.slot);
+        if (freeCount == freeSlots.length) {
+            freeSlots = Arrays.copyOf(freeSlots, freeCount * 2);
+        }
+        freeSlots[freeCount++] = state.slot;
+    }
+
+    @Override
+    public WorkerSnapshot dump(WorkerId worker) {
+        WorkerState state = workers.get(Objects.requireNonNull(worker, "worker"));
+        if (state == null) {
+            return new WorkerSnapshot(worker, 0, List.of());
+        }
+        List<KvEvent.Stored> events = new ArrayList<>(state.blocks.size());
+        for (int slot = 0; slot < state.blocks.slotLimit(); slot++) {
+            if (!state.blocks.used(slot)) {
+                continue;
+            }
+            long hash = state.blocks.key(slot);
+            int node = nodes.find(hash);
+            BlockHash parent = nodes.hasParent(node) ? new BlockHash(nodes.parent(node)) : null;
+            List<KvEvent.StoredBlock> block = List.of(new KvEvent.StoredBlock(new BlockHash(hash), new LocalBlockHash(nodes.local(node))));
+            int tiers = state.blocks.tiers(slot);
+            for (Tier tier : TIERS) {
+                if ((tiers & (1 << tier.ordinal())) != 0) {
+                    events.add(new KvEvent.Stored(worker, state.lastEventId, parent, block, tier));
+                }
+            }
+        }
+        return new WorkerSnapshot(worker, state.lastEventId, events);
+    }
+
+    @Override
+    public void replace(WorkerSnapshot snapshot) {
+        Objects.requireNonNull(snapshot, "snapshot");
+        WorkerState state = register(snapshot.worker());
+        dropBlocks(state);
+        for (KvEvent.Stored stored : snapshot.events()) {
+            store(state, stored);
+        }
+        state.lastEventId = snapshot.lastEventId();
+    }
+
+    @Override
+    public Set<WorkerId> workers() {
+        return Set.copyOf(workers.keySet());
+    }
+
+    /** Distinct blocks held by any worker in any tier. */
+    public int nodeCount() {
+        return nodes.size();
+    }
+
+    private void store(WorkerState worker, KvEvent.Stored stored) {
+        int tier = stored.tier().ordinal();
+        boolean withParent = stored.parent() != null;
+        long parent = withParent ? stored.parent().value() : 0;
+        for (KvEvent.StoredBlock block : stored.blocks()) {
+            long hash = block.hash().value();
+            int slot = nodes.node(hash, parent, withParent, block.localHash().value());
+            nodes.set(slot, tier, worker.slot);
+            worker.blocks.add(hash, tier);
+            parent = hash;
+            withParent = true;
+        }
+    }
+
+    private void remove(WorkerState worker, KvEvent.Removed removed) {
+        int tier = removed.tier().ordinal();
+        for (BlockHash hash : removed.hashes()) {
+            if (worker.blocks.remove(hash.value(), tier)) {
+                nodes.clear(nodes.find(hash.value()), tier, worker.slot);
+            }
+        }
+    }
+
+    /** Drops every block of {@code worker} in every tier: O(1) per block via its reverse set. */
+    private void dropBlocks(WorkerState worker) {
+        WorkerBlocks blocks = worker.blocks;
+        for (int slot = 0; slot < blocks.slotLimit(); slot++) {
+            if (!blocks.used(slot)) {
+                continue;
+            }
+            int tiers = blocks.tiers(slot);
+            for (int t = 0; t < TIERS.length; t++) {
+                if ((tiers & (1 << t)) != 0) {
+                    nodes.clear(nodes.find(blocks.key(slot)), t, worker.slot);
+                }
+            }
+        }
+        blocks.clear();
+    }
+
+    private WorkerState register(WorkerId id) {
+        WorkerState state = workers.get(id);
+        if (state != null) {
+            return state;
+        }
+        int slot = freeCount > 0 ? freeSlots[--freeCount] : slotHighWater++;
+        nodes.ensureWorkerSlots(slotHighWater);
+        if (slotHighWater > bySlot.length) {
+            bySlot = Arrays.copyOf(bySlot, bySlot.length * 2);
+        }
+        if (nodes.words() > registered.length) {
+            registered = Arrays.copyOf(registered, nodes.words());
+        }
+        state = new WorkerState(id, slot);
+        workers.put(id, state);
+        bySlot[slot] = state;
+        registered[slot >>> 6] |= 1L << slot;
+        return state;
+    }
+
+    /** Records depth {@code blocks} in tier {@code tier} for every worker slot in {@code bits} of word {@code word}. */
+    private static void settle(long bits, int word, int tier, int blocks, int[] depth) {
+        while (bits != 0) {
+            int slot = (word << 6) + Long.numberOfTrailingZeros(bits);
+            depth[tier + slot * TIERS.length] = blocks;
+            bits &= bits - 1;
+        }
+    }
+
+    private OverlapScores scores(int blocks, int[] depth) {
+        OverlapScores.Builder scores = OverlapScores.builder(blocks);
+        int slowest = TIERS.length - 1;
+        for (int slot = 0; slot < slotHighWater; slot++) {
+            int base = slot * TIERS.length;
+            if (depth[base + slowest] == 0) {
+                continue;
+            }
+            WorkerId worker = bySlot[slot].id;
+            for (Tier tier : TIERS) {
+                scores.depth(worker, tier, depth[base + tier.ordinal()]);
+            }
+        }
+        return scores.build();
+    }
+
+    /** What the index knows of one worker. */
+    private static final class WorkerState {
+        final WorkerId id;
+        final int slot;
+        final WorkerBlocks blocks = new WorkerBlocks();
+        long lastEventId;
+
+        WorkerState(WorkerId id, int slot) {
+            this.id = id;
+            this.slot = slot;
+        }
+    }
+}
