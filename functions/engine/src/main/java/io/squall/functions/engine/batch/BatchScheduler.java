@@ -1,8 +1,13 @@
 package io.squall.functions.engine.batch;
 
+import io.squall.functions.engine.model.PagedKvCache;
 import io.squall.functions.engine.model.Transformer;
 import io.squall.functions.engine.sampling.SampledToken;
 import io.squall.functions.engine.sampling.Sampler;
+import io.squall.kvgrid.KvEvent.StoredBlock;
+import io.squall.kvgrid.offload.OnboardCopy;
+import io.squall.kvgrid.pool.Allocation;
+import io.squall.kvgrid.pool.KvBlock;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -22,6 +27,11 @@ import java.util.function.IntPredicate;
  * <p>Callers interact only through {@link #submit} and the returned {@link Generation}; both are
  * thread-safe. Output is delivered on the scheduler thread to each {@link TokenSink}.
  *
+ * <p>KV: sequences keep their keys and values in the pages of a {@link KvPool}. On admission a
+ * sequence reuses the longest cached prefix of its tokens (G1), and the blocks that follow it are
+ * onboarded from lower tiers on the offload thread while the sequence waits, never blocking a step.
+ * Full blocks are committed as they fill, so later prompts with the same prefix skip their compute.
+ *
  * <p>Buffering: a sequence computes a token only when its consumer has demand for it, so no token is
  * ever queued inside the scheduler. The submission queue is bounded by
  * {@link BatchConfig#maxWaitingSequences()}.
@@ -36,6 +46,7 @@ public final class BatchScheduler implements AutoCloseable {
     private final Transformer transformer;
     private final BatchConfig config;
     private final IntPredicate isEndOfGeneration;
+    private final KvPool kv;
     private final LinkedBlockingQueue<Runnable> inbox = new LinkedBlockingQueue<>();
     private final AtomicInteger queued = new AtomicInteger();
     private final ArrayDeque<Sequence> waiting = new ArrayDeque<>();
@@ -45,7 +56,6 @@ public final class BatchScheduler implements AutoCloseable {
     private final Thread thread;
     private volatile boolean closed;
     private volatile BatchStats stats;
-    private int freeBlocks;
     private int lastStepTokens;
     private long steps;
     private long generatedTokens;
@@ -55,13 +65,17 @@ public final class BatchScheduler implements AutoCloseable {
      * Starts the scheduler thread.
      *
      * @param isEndOfGeneration the tokens that end a sequence (unless it ignores them)
+     * @param kv the KV storage, used only by the scheduler thread from now on; its layout must be the model's
      */
-    public BatchScheduler(Transformer transformer, BatchConfig config, IntPredicate isEndOfGeneration) {
+    public BatchScheduler(Transformer transformer, BatchConfig config, IntPredicate isEndOfGeneration, KvPool kv) {
         this.transformer = transformer;
         this.config = config;
         this.isEndOfGeneration = isEndOfGeneration;
-        this.freeBlocks = config.kvBlocks();
-        this.stats = new BatchStats(0, 0, freeBlocks, config.kvBlocks(), 0, 0, 0, 0);
+        this.kv = kv;
+        if (!KvPool.layout(transformer.config(), kv.pool().layout().blockSize()).equals(kv.pool().layout())) {
+            throw new IllegalArgumentException("the KV pool's layout " + kv.pool().layout() + " does not fit the model");
+        }
+        this.stats = new BatchStats(0, 0, kv.pool().capacity(), kv.pool().capacity(), 0, 0, 0, 0);
         this.thread = Thread.ofPlatform().name("squall-batch").daemon(true).start(this::loop);
     }
 
@@ -87,9 +101,9 @@ public final class BatchScheduler implements AutoCloseable {
             return new Admission.Rejected("the prompt has " + promptLength + " tokens; the context holds " + context
                     + " including at least one generated token", false);
         }
-        if (config.blocksFor(promptLength + 1) > config.kvBlocks()) {
-            return new Admission.Rejected("the prompt needs " + config.blocksFor(promptLength + 1)
-                    + " KV blocks; the worker has " + config.kvBlocks(), false);
+        if (blocksFor(promptLength + 1) > kv.pool().capacity()) {
+            return new Admission.Rejected("the prompt needs " + blocksFor(promptLength + 1)
+                    + " KV blocks; the worker has " + kv.pool().capacity(), false);
         }
         int vocab = transformer.config().vocabSize();
         for (int i = 0; i < promptLength; i++) {
@@ -134,6 +148,7 @@ public final class BatchScheduler implements AutoCloseable {
             }
             reapCancelled();
             admit();
+            installOnboarded();
             idle = !step();
             publishStats();
         }
@@ -158,16 +173,52 @@ public final class BatchScheduler implements AutoCloseable {
         }
     }
 
-    /** Admits waiting sequences in arrival order while the batch has room and the pool has their prompt's blocks. */
+    /**
+     * Admits waiting sequences in arrival order while the batch has room and the pool has blocks for
+     * their tokens beyond the cached prefix they reuse.
+     */
     private void admit() {
         while (!waiting.isEmpty() && running.size() < config.maxRunningSequences()) {
             Sequence next = waiting.peekFirst();
-            if (config.blocksFor(next.tokenCount + 1) > freeBlocks) {
+            PagedKvCache cache = new PagedKvCache(kv.pool(), kv.hasher(), transformer.maxPositions());
+            List<StoredBlock> reusable = cache.reusePrefix(next.tokens, next.tokenCount);
+            if (blocksFor(next.tokenCount + 1) - cache.blockCount() > kv.pool().freeBlocks()) {
+                cache.release();
                 return; // first come, first served: later arrivals do not overtake it
             }
             waiting.pollFirst();
-            next.cache = transformer.newCache();
+            next.cache = cache;
+            if (!next.admittedBefore) {
+                next.cachedTokens = cache.length();
+            }
+            if (kv.offload() != null && cache.blockCount() < reusable.size()) {
+                next.onboarding = kv.offload().onboard(reusable, cache.blockCount());
+                next.onboarding.whenComplete((copy, error) -> wake());
+            }
             running.add(next);
+        }
+    }
+
+    /** Installs the blocks of finished onboards into their sequences' caches. */
+    private void installOnboarded() {
+        for (Sequence s : running) {
+            if (s.onboarding == null || !s.onboarding.isDone()) {
+                continue;
+            }
+            OnboardCopy copy = s.onboarding.exceptionally(error -> {
+                LOG.log(System.Logger.Level.WARNING, "onboarding for " + s.request.id() + " failed; recomputing", error);
+                return null;
+            }).join();
+            s.onboarding = null;
+            if (copy == null || copy.blocks().isEmpty()) {
+                continue;
+            }
+            if (copy.install(kv.pool()) instanceof Allocation.Allocated(List<KvBlock> blocks)) {
+                s.cache.appendOnboarded(blocks);
+                if (!s.admittedBefore) {
+                    s.cachedTokens = s.cache.length();
+                }
+            }
         }
     }
 
@@ -179,7 +230,7 @@ public final class BatchScheduler implements AutoCloseable {
         // Decoding sequences first, so a long prompt never stalls running streams.
         for (int i = 0; i < running.size() && budget > 0; i++) {
             Sequence s = running.get(i);
-            if (s.tokenCount - s.computed() == 1 && s.demand() > 0 && reserve(s, s.tokenCount)) {
+            if (s.onboarding == null && s.tokenCount - s.computed() == 1 && s.demand() > 0 && reserve(s, s.tokenCount)) {
                 schedule(s, 1);
                 budget--;
             }
@@ -187,7 +238,7 @@ public final class BatchScheduler implements AutoCloseable {
         for (int i = 0; i < running.size(); i++) {
             Sequence s = running.get(i);
             int remaining = s.tokenCount - s.computed();
-            if (remaining <= 1 || s.finished) {
+            if (remaining <= 1 || s.finished || s.onboarding != null) {
                 continue;
             }
             int chunk = config.chunkedPrefill() ? Math.min(remaining, budget) : remaining;
@@ -221,11 +272,13 @@ public final class BatchScheduler implements AutoCloseable {
         steps++;
         lastStepTokens = stepTokens;
         for (Sequence s : scheduled) {
+            s.cache.commitFullBlocks(s.tokens);
             if (s.computed() == s.tokenCount) {
                 sampleNext(s);
             }
         }
         running.removeIf(s -> s.finished);
+        kv.events().flush();
         return true;
     }
 
@@ -236,21 +289,16 @@ public final class BatchScheduler implements AutoCloseable {
     }
 
     /**
-     * Makes sure {@code s} holds blocks for {@code positions} tokens, preempting the most recently
+     * Makes sure {@code s} holds pages for {@code positions} tokens, preempting the most recently
      * admitted other sequences if the pool is short. Returns false when that is impossible.
      */
     private boolean reserve(Sequence s, int positions) {
-        int needed = config.blocksFor(positions) - s.blocksHeld;
-        while (needed > freeBlocks) {
+        while (!s.cache.ensureCapacity(positions)) {
             Sequence victim = youngestPreemptable(s);
             if (victim == null) {
                 return false;
             }
             preempt(victim);
-        }
-        if (needed > 0) {
-            freeBlocks -= needed;
-            s.blocksHeld += needed;
         }
         return true;
     }
@@ -258,7 +306,7 @@ public final class BatchScheduler implements AutoCloseable {
     private Sequence youngestPreemptable(Sequence exclude) {
         for (int i = running.size() - 1; i >= 0; i--) {
             Sequence candidate = running.get(i);
-            if (candidate != exclude && !scheduled.contains(candidate) && candidate.blocksHeld > 0) {
+            if (candidate != exclude && !scheduled.contains(candidate) && candidate.cache.blockCount() > 0) {
                 return candidate;
             }
         }
@@ -269,15 +317,24 @@ public final class BatchScheduler implements AutoCloseable {
     private void preempt(Sequence victim) {
         running.remove(victim);
         release(victim);
+        victim.admittedBefore = true;
         waiting.addFirst(victim);
         preemptions++;
         LOG.log(System.Logger.Level.DEBUG, "preempted sequence {0} holding {1} tokens", victim.request.id(), victim.tokenCount);
     }
 
+    /** Returns a sequence's pages to the pool; its committed blocks stay cached for reuse. */
     private void release(Sequence s) {
-        freeBlocks += s.blocksHeld;
-        s.blocksHeld = 0;
-        s.cache = null;
+        if (s.cache != null) {
+            s.cache.release();
+            s.cache = null;
+        }
+        s.onboarding = null;
+    }
+
+    private int blocksFor(int tokens) {
+        int blockSize = kv.pool().layout().blockSize();
+        return (tokens + blockSize - 1) / blockSize;
     }
 
     private void sampleNext(Sequence s) {
@@ -338,7 +395,7 @@ public final class BatchScheduler implements AutoCloseable {
     }
 
     private void publishStats() {
-        stats = new BatchStats(running.size(), waiting.size() + queued.get(), freeBlocks, config.kvBlocks(),
+        stats = new BatchStats(running.size(), waiting.size() + queued.get(), kv.pool().freeBlocks(), kv.pool().capacity(),
                 lastStepTokens, steps, generatedTokens, preemptions);
     }
 
@@ -357,6 +414,7 @@ public final class BatchScheduler implements AutoCloseable {
         }
         running.clear();
         waiting.clear();
+        kv.events().flush();
     }
 
     /** Stops the scheduler thread; sequences still running or waiting get an error. */

@@ -1,9 +1,11 @@
 package io.squall.functions.engine.batch;
 
-import io.squall.functions.engine.model.KvCache;
+import io.squall.functions.engine.model.PagedKvCache;
 import io.squall.functions.engine.sampling.Sampler;
 import io.squall.functions.engine.sampling.TokenHistory;
+import io.squall.kvgrid.offload.OnboardCopy;
 
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -25,9 +27,11 @@ final class Sequence implements Generation {
     final float[] logits;
     int tokenCount;
     int generated;
-    int blocksHeld;
     int cachedTokens;
-    KvCache cache;
+    boolean admittedBefore;
+    PagedKvCache cache;
+    /** Blocks of the prompt being brought back from lower tiers; the sequence waits until it completes. */
+    CompletableFuture<OnboardCopy> onboarding;
     boolean finished;
 
     private final AtomicLong demand = new AtomicLong();

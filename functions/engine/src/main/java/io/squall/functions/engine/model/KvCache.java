@@ -9,7 +9,7 @@ import io.squall.kernels.Kernels;
  *
  * <p>Not thread-safe: a cache belongs to one sequence, advanced by one forward pass at a time.
  */
-public abstract sealed class KvCache permits ContiguousKvCache {
+public abstract sealed class KvCache permits ContiguousKvCache, PagedKvCache {
 
     private int length;
 

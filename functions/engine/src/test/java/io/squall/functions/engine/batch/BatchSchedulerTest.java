@@ -10,6 +10,9 @@ import io.squall.functions.engine.sampling.Sampler;
 import io.squall.functions.engine.sampling.SamplingParams;
 import io.squall.kernels.GgmlType;
 import io.squall.kernels.Kernels;
+import io.squall.kvgrid.WorkerId;
+import io.squall.kvgrid.metrics.KvStats;
+import io.squall.kvgrid.pool.KvEventPublisher;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -84,6 +87,11 @@ class BatchSchedulerTest {
         }
     }
 
+    private static KvPool pool(int blocks) {
+        return KvPool.create(model.config(), blocks, 16, null,
+                new KvEventPublisher(new WorkerId(1), events -> { }), KvStats.NONE);
+    }
+
     private Transformer transformer() {
         return new Transformer(model.config(), model.weights(), kernels, 512);
     }
@@ -116,8 +124,9 @@ class BatchSchedulerTest {
             expected.add(unbatched(prompt, 24));
         }
         // A small token budget forces chunked prefill beside decodes; few blocks force preemption.
-        BatchConfig config = new BatchConfig(6, 40, true, 64, 24, 16);
-        try (BatchScheduler scheduler = new BatchScheduler(transformer(), config, token -> token == END)) {
+        BatchConfig config = new BatchConfig(6, 40, true, 64);
+        try (KvPool kv = pool(24);
+             BatchScheduler scheduler = new BatchScheduler(transformer(), config, token -> token == END, kv)) {
             List<Collector> collectors = new ArrayList<>();
             List<Integer> order = new ArrayList<>();
             for (int i = 0; i < count; i++) {
@@ -147,7 +156,8 @@ class BatchSchedulerTest {
 
     @Test
     void deliversNoMoreTokensThanRequested() throws Exception {
-        try (BatchScheduler scheduler = new BatchScheduler(transformer(), BatchConfig.defaults(), token -> false)) {
+        try (KvPool kv = pool(64);
+             BatchScheduler scheduler = new BatchScheduler(transformer(), BatchConfig.defaults(), token -> false, kv)) {
             Collector collector = new Collector();
             Generation generation = queued(scheduler.submit(
                     new GenerationRequest("bp", new int[] {1, 2, 3}, SamplingParams.greedy(), 20, true, -1), collector));
@@ -168,8 +178,8 @@ class BatchSchedulerTest {
 
     @Test
     void cancellationEndsTheSequenceAndFreesItsBlocks() throws Exception {
-        BatchConfig config = BatchConfig.defaults();
-        try (BatchScheduler scheduler = new BatchScheduler(transformer(), config, token -> false)) {
+        try (KvPool kv = pool(64);
+             BatchScheduler scheduler = new BatchScheduler(transformer(), BatchConfig.defaults(), token -> false, kv)) {
             Collector collector = new Collector();
             Generation generation = queued(scheduler.submit(
                     new GenerationRequest("c", new int[100], SamplingParams.greedy(), 400, true, -1), collector));
@@ -177,11 +187,11 @@ class BatchSchedulerTest {
             while (collector.tokens.size() < 3) {
                 Thread.onSpinWait();
             }
-            assertThat(scheduler.stats().freeKvBlocks()).isLessThan(config.kvBlocks());
+            assertThat(scheduler.stats().freeKvBlocks()).isLessThan(64);
             generation.cancel();
             assertThat(collector.done.get(10, TimeUnit.SECONDS)).isEqualTo(TokenSink.FinishReason.CANCELLED);
             // Stats are published after the step that reaped the sequence.
-            while (scheduler.stats().freeKvBlocks() != config.kvBlocks()) {
+            while (scheduler.stats().freeKvBlocks() != 64) {
                 Thread.onSpinWait();
             }
             assertThat(collector.tokens).hasSize(3);
@@ -190,8 +200,9 @@ class BatchSchedulerTest {
 
     @Test
     void rejectsWhatCanNeverRunAndWhatDoesNotFitTheQueue() {
-        BatchConfig config = new BatchConfig(1, 64, true, 1, 8, 16);
-        try (BatchScheduler scheduler = new BatchScheduler(transformer(), config, token -> false)) {
+        BatchConfig config = new BatchConfig(1, 64, true, 1);
+        try (KvPool kv = pool(8);
+             BatchScheduler scheduler = new BatchScheduler(transformer(), config, token -> false, kv)) {
             Admission tooLong = scheduler.submit(greedy("long", new int[600], 4), new Collector());
             assertThat(tooLong).isInstanceOfSatisfying(Admission.Rejected.class, r -> {
                 assertThat(r.reason()).contains("600 tokens");

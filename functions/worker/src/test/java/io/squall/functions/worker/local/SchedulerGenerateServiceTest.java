@@ -7,6 +7,7 @@ import io.squall.functions.api.StageException;
 import io.squall.functions.api.TokenChunk;
 import io.squall.functions.engine.batch.BatchConfig;
 import io.squall.functions.engine.batch.BatchScheduler;
+import io.squall.functions.engine.batch.KvPool;
 import io.squall.functions.engine.generate.Generator;
 import io.squall.functions.engine.model.Architecture;
 import io.squall.functions.engine.model.Model;
@@ -16,6 +17,9 @@ import io.squall.functions.engine.sampling.Sampler;
 import io.squall.functions.engine.sampling.SamplingParams;
 import io.squall.kernels.GgmlType;
 import io.squall.kernels.Kernels;
+import io.squall.kvgrid.WorkerId;
+import io.squall.kvgrid.metrics.KvStats;
+import io.squall.kvgrid.pool.KvEventPublisher;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -34,6 +38,7 @@ class SchedulerGenerateServiceTest {
 
     private static Model model;
     private static Kernels kernels;
+    private static KvPool kv;
     private static BatchScheduler scheduler;
     private static SchedulerGenerateService service;
 
@@ -44,14 +49,17 @@ class SchedulerGenerateServiceTest {
                 GgmlType.Q8_0, null, 5), file);
         model = Model.load(file);
         kernels = Kernels.best();
+        kv = KvPool.create(model.config(), 256, 16, null, new KvEventPublisher(new WorkerId(1), events -> { }),
+                KvStats.NONE);
         scheduler = new BatchScheduler(new Transformer(model.config(), model.weights(), kernels, 256),
-                BatchConfig.defaults(), token -> false);
+                BatchConfig.defaults(), token -> false, kv);
         service = new SchedulerGenerateService(scheduler);
     }
 
     @AfterAll
     static void stop() {
         scheduler.close();
+        kv.close();
         kernels.close();
         model.close();
     }

@@ -1,0 +1,68 @@
+package io.squall.functions.engine.batch;
+
+import io.squall.functions.engine.model.ModelConfig;
+import io.squall.kvgrid.hash.BlockHasher;
+import io.squall.kvgrid.metrics.KvStats;
+import io.squall.kvgrid.offload.OffloadConfig;
+import io.squall.kvgrid.offload.OffloadManager;
+import io.squall.kvgrid.pool.BlockPool;
+import io.squall.kvgrid.pool.BlockPoolConfig;
+import io.squall.kvgrid.pool.EvictionPolicy;
+import io.squall.kvgrid.pool.EvictionSink;
+import io.squall.kvgrid.pool.KvElementType;
+import io.squall.kvgrid.pool.KvEventPublisher;
+import io.squall.kvgrid.pool.KvLayout;
+
+import java.util.Objects;
+
+/**
+ * The KV storage a {@link BatchScheduler} runs on: the G1 page pool, the hasher that names full blocks,
+ * the optional lower tiers that evicted blocks are offloaded to and onboarded from, and the publisher
+ * of KV events. The pool and publisher are driven by the scheduler thread; the offload manager has its
+ * own thread.
+ *
+ * @param pool G1 pages for every running sequence
+ * @param hasher block hashing, with the pool's block size
+ * @param offload lower tiers, or {@code null} for none
+ * @param events where block presence changes are recorded; flushed after every step
+ */
+public record KvPool(BlockPool pool, BlockHasher hasher, OffloadManager offload, KvEventPublisher events)
+        implements AutoCloseable {
+
+    public KvPool {
+        Objects.requireNonNull(pool, "pool");
+        Objects.requireNonNull(hasher, "hasher");
+        Objects.requireNonNull(events, "events");
+        if (hasher.blockSize() != pool.layout().blockSize()) {
+            throw new IllegalArgumentException("hasher and pool disagree on the block size");
+        }
+    }
+
+    /** The page layout of {@code model} with {@code blockSize} tokens per page (F32 keys and values). */
+    public static KvLayout layout(ModelConfig model, int blockSize) {
+        return new KvLayout(model.layers(), model.kvHeads(), model.headDim(), blockSize, KvElementType.F32);
+    }
+
+    /**
+     * A pool of {@code blocks} pages with LRU eviction and, when {@code offload} is given, lower tiers.
+     *
+     * @param offload the lower tiers' configuration, or {@code null} for G1 only
+     */
+    public static KvPool create(ModelConfig model, int blocks, int blockSize, OffloadConfig offload,
+                                KvEventPublisher events, KvStats stats) {
+        KvLayout layout = layout(model, blockSize);
+        OffloadManager manager = offload == null ? null : new OffloadManager(offload, events, stats);
+        EvictionSink sink = manager == null ? EvictionSink.DISCARD : manager;
+        BlockPool pool = new BlockPool(new BlockPoolConfig(layout, blocks), EvictionPolicy.lru(), events, sink, stats);
+        return new KvPool(pool, BlockHasher.of(blockSize), manager, events);
+    }
+
+    /** Stops the offload thread (finishing queued copies) and frees the pages. */
+    @Override
+    public void close() {
+        if (offload != null) {
+            offload.close();
+        }
+        pool.close();
+    }
+}
