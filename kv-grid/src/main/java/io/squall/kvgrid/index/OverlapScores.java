@@ -3,9 +3,11 @@ package io.squall.kvgrid.index;
 import io.squall.kvgrid.Tier;
 import io.squall.kvgrid.WorkerId;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * The answer to a prefix lookup: for each worker, the number of leading blocks of the prompt it
@@ -42,7 +44,7 @@ public final class OverlapScores {
     }
 
     /** Workers holding at least the prompt's first block in some tier. */
-    public java.util.Set<WorkerId> workers() {
+    public Set<WorkerId> workers() {
         return depths.keySet();
     }
 
@@ -90,11 +92,11 @@ public final class OverlapScores {
         return text.append(']').toString();
     }
 
-    /** Accumulates per-worker depths; not thread-safe, used once. */
+    /** Accumulates per-worker depths; not thread-safe, and {@link #build()} is called once. */
     public static final class Builder {
 
         private final int promptBlocks;
-        private final Map<WorkerId, int[]> depths = new LinkedHashMap<>();
+        private final Map<WorkerId, int[]> depths = new HashMap<>();
 
         private Builder(int promptBlocks) {
             if (promptBlocks < 0) {
@@ -126,7 +128,7 @@ public final class OverlapScores {
                     }
                 }
             }
-            return new OverlapScores(promptBlocks, Map.copyOf(depths));
+            return new OverlapScores(promptBlocks, Collections.unmodifiableMap(depths));
         }
     }
 }

@@ -1,35 +1,37 @@
 package io.squall.kvgrid.index.flat;
 
+import java.util.Arrays;
+
 /**
- * An open-addressing table of {@code long} keys with linear probing; subclasses keep their values in
- * parallel arrays indexed by slot. Key 0 marks an empty slot, so a real key 0 lives in the extra slot
- * {@code capacity} at the end. Deletion shifts later entries back (no tombstones), so lookups stay
- * short under churn; slots therefore move and must not be held across a removal or an insertion.
- * Keys are spread with Fibonacci hashing, so sequential test keys probe as well as random hashes.
- * Not thread-safe.
+ * An open-addressing table keyed by {@code long} with linear probing, whose entries are rows of
+ * {@code stride} longs in one flat array: field 0 is the key, fields 1.. belong to the subclass. Keeping
+ * a key and its hot fields in the same row makes a successful probe touch a single cache line.
+ *
+ * <p>Key 0 marks an empty row, so a real key 0 lives in the extra row {@code capacity} at the end.
+ * Deletion shifts later rows of the probe run back (no tombstones), so lookups stay short under
+ * churn; rows therefore move and their slot numbers must not be held across an insertion or a
+ * removal. Keys are spread with Fibonacci hashing, so sequential test keys probe as well as random
+ * hashes. Not thread-safe.
  */
 abstract class LongOpenTable {
 
     private static final long PHI = 0x9E3779B97F4A7C15L;
     private static final int MIN_CAPACITY = 16;
 
-    private long[] keys;
+    /** Rows of {@code stride} longs; row {@code capacity} holds key 0 when {@link #zeroUsed}. */
+    long[] table;
+    int stride;
     private int capacity;
     private int shift;
     private int size;
     private int limit;
     private boolean zeroUsed;
 
-    /** Sets up an empty table; subclasses call {@link #allocate(int)} from their constructor. */
-    LongOpenTable() {}
-
-    /** Allocates the initial key array for about {@code expected} keys; call once, from the subclass constructor. */
-    final void allocate(int expected) {
+    LongOpenTable(int stride, int expected) {
         int slots = Math.max(MIN_CAPACITY, Integer.highestOneBit(Math.max(1, (int) (expected / 0.7))) << 1);
-        keys = new long[slots + 1];
+        this.stride = stride;
+        this.table = new long[(slots + 1) * stride];
         setCapacity(slots);
-        beginResize(slots + 1);
-        endResize();
     }
 
     /** Number of keys. */
@@ -37,19 +39,19 @@ abstract class LongOpenTable {
         return size;
     }
 
-    /** One past the highest slot index: iterate {@code 0 .. slotLimit()-1} and test {@link #used}. */
+    /** One past the highest slot: iterate {@code 0 .. slotLimit()-1} and test {@link #used}. */
     final int slotLimit() {
         return capacity + 1;
     }
 
     /** Whether {@code slot} holds a key. */
     final boolean used(int slot) {
-        return slot == capacity ? zeroUsed : keys[slot] != 0;
+        return slot == capacity ? zeroUsed : table[slot * stride] != 0;
     }
 
     /** The key in {@code slot}, which must be used. */
     final long key(int slot) {
-        return keys[slot];
+        return table[slot * stride];
     }
 
     /** The slot of {@code key}, or -1. */
@@ -59,7 +61,7 @@ abstract class LongOpenTable {
         }
         int mask = capacity - 1;
         for (int slot = home(key); ; slot = (slot + 1) & mask) {
-            long k = keys[slot];
+            long k = table[slot * stride];
             if (k == key) {
                 return slot;
             }
@@ -69,10 +71,7 @@ abstract class LongOpenTable {
         }
     }
 
-    /**
-     * The slot of {@code key}, inserting it when absent; a new key is returned as {@code -slot - 1}
-     * with its value slots cleared.
-     */
+    /** The slot of {@code key}, inserting it when absent; a new key is returned as {@code -slot - 1} with zeroed fields. */
     final int insert(long key) {
         if (size >= limit) {
             resize();
@@ -87,66 +86,63 @@ abstract class LongOpenTable {
         }
         int mask = capacity - 1;
         for (int slot = home(key); ; slot = (slot + 1) & mask) {
-            long k = keys[slot];
+            long k = table[slot * stride];
             if (k == key) {
                 return slot;
             }
             if (k == 0) {
-                keys[slot] = key;
+                table[slot * stride] = key;
                 size++;
                 return -slot - 1;
             }
         }
     }
 
-    /** Removes the key in {@code slot}, shifting the entries of its probe run back over the hole. */
+    /** Removes the key in {@code slot}, shifting the rows of its probe run back over the hole. */
     final void removeAt(int slot) {
         size--;
         if (slot == capacity) {
             zeroUsed = false;
-            clearData(slot);
+            clearRow(slot);
             return;
         }
         int mask = capacity - 1;
         int hole = slot;
-        for (int i = (slot + 1) & mask; keys[i] != 0; i = (i + 1) & mask) {
-            // The entry at i may fill the hole only if its home slot is not after the hole on its probe path.
-            if (((i - home(keys[i])) & mask) >= ((i - hole) & mask)) {
-                keys[hole] = keys[i];
-                moveData(i, hole);
+        for (int i = (slot + 1) & mask; table[i * stride] != 0; i = (i + 1) & mask) {
+            // The row at i may fill the hole only if its home slot is not after the hole on its probe path.
+            if (((i - home(table[i * stride])) & mask) >= ((i - hole) & mask)) {
+                System.arraycopy(table, i * stride, table, hole * stride, stride);
                 hole = i;
             }
         }
-        keys[hole] = 0;
-        clearData(hole);
+        clearRow(hole);
     }
 
     /** Removes every key, keeping the capacity. */
     final void clear() {
-        for (int slot = 0; slot <= capacity; slot++) {
-            if (used(slot)) {
-                keys[slot] = 0;
-                clearData(slot);
-            }
-        }
+        Arrays.fill(table, 0L);
         zeroUsed = false;
         size = 0;
     }
 
-    /** Allocates value arrays of {@code slots} entries, keeping the current ones for {@link #copyFromOld}. */
-    abstract void beginResize(int slots);
+    /**
+     * Widens every row to {@code newStride} longs, copying field {@code f} of the old row to field
+     * {@code fieldMap[f]} of the new one (fields absent from the map start at 0).
+     */
+    final void restride(int newStride, int[] fieldMap) {
+        long[] wider = new long[slotLimit() * newStride];
+        for (int slot = 0; slot < slotLimit(); slot++) {
+            for (int f = 0; f < stride; f++) {
+                wider[slot * newStride + fieldMap[f]] = table[slot * stride + f];
+            }
+        }
+        table = wider;
+        stride = newStride;
+    }
 
-    /** Copies the values of {@code oldSlot} in the arrays kept by {@link #beginResize} to {@code newSlot}. */
-    abstract void copyFromOld(int oldSlot, int newSlot);
-
-    /** Drops the arrays kept by {@link #beginResize}. */
-    abstract void endResize();
-
-    /** Moves the values of {@code from} to {@code to} (deletion's backward shift). */
-    abstract void moveData(int from, int to);
-
-    /** Resets the values of a slot that no longer holds a key. */
-    abstract void clearData(int slot);
+    private void clearRow(int slot) {
+        Arrays.fill(table, slot * stride, (slot + 1) * stride, 0L);
+    }
 
     private int home(long key) {
         return (int) ((key * PHI) >>> shift);
@@ -159,28 +155,22 @@ abstract class LongOpenTable {
     }
 
     private void resize() {
-        long[] oldKeys = keys;
+        long[] old = table;
         int oldCapacity = capacity;
-        boolean hadZero = zeroUsed;
         int slots = oldCapacity << 1;
-        keys = new long[slots + 1];
+        table = new long[(slots + 1) * stride];
         setCapacity(slots);
-        beginResize(slots + 1);
         int mask = slots - 1;
-        for (int old = 0; old < oldCapacity; old++) {
-            long key = oldKeys[old];
+        for (int from = 0; from < oldCapacity; from++) {
+            long key = old[from * stride];
             if (key != 0) {
                 int slot = home(key);
-                while (keys[slot] != 0) {
+                while (table[slot * stride] != 0) {
                     slot = (slot + 1) & mask;
                 }
-                keys[slot] = key;
-                copyFromOld(old, slot);
+                System.arraycopy(old, from * stride, table, slot * stride, stride);
             }
         }
-        if (hadZero) {
-            copyFromOld(oldCapacity, slots);
-        }
-        endResize();
+        System.arraycopy(old, oldCapacity * stride, table, slots * stride, stride); // key 0's row, used or not
     }
 }

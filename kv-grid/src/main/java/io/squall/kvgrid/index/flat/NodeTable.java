@@ -1,31 +1,27 @@
 package io.squall.kvgrid.index.flat;
 
 import io.squall.kvgrid.Tier;
-import java.util.Arrays;
 
 /**
- * The radix tree's nodes, keyed by chained block hash: per node its parent hash, its local hash (both
- * recorded for snapshots) and, per tier, a bit set of the worker slots holding the block. Bit sets
- * are {@code words} longs per tier, stored inline at {@code slot * stride}. A node disappears when no
- * worker holds it in any tier. Not thread-safe.
+ * The radix tree's nodes, keyed by chained block hash. A row is {@code [key, presence…, parent,
+ * local, hasParent]}: presence is, per tier, a bit set of the worker slots holding the block, {@code
+ * words} longs each; parent and local hash are kept for snapshots. With up to 64 workers a row is 8
+ * longs and its hot part (key and the four tier masks, 40 bytes) sits in one cache line, so a lookup
+ * costs one memory access per prompt block. A node disappears when no worker holds it in any tier.
+ * Not thread-safe.
  */
 final class NodeTable extends LongOpenTable {
 
     static final int TIERS = Tier.values().length;
 
     private int words = 1;
-    private int stride = TIERS;
-    private long[] parents;
-    private long[] locals;
-    private boolean[] hasParent;
-    private long[] masks;
-    private long[] oldParents;
-    private long[] oldLocals;
-    private boolean[] oldHasParent;
-    private long[] oldMasks;
 
     NodeTable(int expectedNodes) {
-        allocate(expectedNodes);
+        super(stride(1), expectedNodes);
+    }
+
+    private static int stride(int words) {
+        return 1 + TIERS * words + 3;
     }
 
     /** Longs per tier bit set: worker slots {@code 0 .. 64*words-1} fit. */
@@ -33,22 +29,24 @@ final class NodeTable extends LongOpenTable {
         return words;
     }
 
-    /** Makes room for worker slots {@code 0 .. slots-1}, widening every node's bit sets if needed. */
+    /** Makes room for worker slots {@code 0 .. slots-1}, widening every row if needed. */
     void ensureWorkerSlots(int slots) {
         int needed = (slots + 63) >>> 6;
         if (needed <= words) {
             return;
         }
-        int newStride = TIERS * needed;
-        long[] wider = new long[slotLimit() * newStride];
-        for (int slot = 0; slot < slotLimit(); slot++) {
-            for (int t = 0; t < TIERS; t++) {
-                System.arraycopy(masks, slot * stride + t * words, wider, slot * newStride + t * needed, words);
+        int[] fieldMap = new int[stride];
+        fieldMap[0] = 0;
+        for (int t = 0; t < TIERS; t++) {
+            for (int w = 0; w < words; w++) {
+                fieldMap[1 + t * words + w] = 1 + t * needed + w;
             }
         }
-        masks = wider;
+        for (int f = 0; f < 3; f++) {
+            fieldMap[1 + TIERS * words + f] = 1 + TIERS * needed + f;
+        }
+        restride(stride(needed), fieldMap);
         words = needed;
-        stride = newStride;
     }
 
     /**
@@ -59,28 +57,29 @@ final class NodeTable extends LongOpenTable {
         int slot = insert(hash);
         if (slot < 0) {
             slot = -slot - 1;
-            parents[slot] = parent;
-            hasParent[slot] = withParent;
-            locals[slot] = local;
+            int cold = slot * stride + 1 + TIERS * words;
+            table[cold] = parent;
+            table[cold + 1] = local;
+            table[cold + 2] = withParent ? 1 : 0;
         }
         return slot;
     }
 
-    /** Bit {@code workerSlot} of tier {@code tier}'s set at node {@code slot}, word by word. */
+    /** Word {@code word} of tier {@code tier}'s worker bit set at node {@code slot}. */
     long mask(int slot, int tier, int word) {
-        return masks[slot * stride + tier * words + word];
+        return table[slot * stride + 1 + tier * words + word];
     }
 
     void set(int slot, int tier, int workerSlot) {
-        masks[slot * stride + tier * words + (workerSlot >>> 6)] |= 1L << workerSlot;
+        table[slot * stride + 1 + tier * words + (workerSlot >>> 6)] |= 1L << workerSlot;
     }
 
     /** Clears one presence bit and drops the node once nobody holds it anywhere. */
     void clear(int slot, int tier, int workerSlot) {
-        int base = slot * stride;
-        masks[base + tier * words + (workerSlot >>> 6)] &= ~(1L << workerSlot);
-        for (int i = base; i < base + stride; i++) {
-            if (masks[i] != 0) {
+        int presence = slot * stride + 1;
+        table[presence + tier * words + (workerSlot >>> 6)] &= ~(1L << workerSlot);
+        for (int i = presence; i < presence + TIERS * words; i++) {
+            if (table[i] != 0) {
                 return;
             }
         }
@@ -88,58 +87,14 @@ final class NodeTable extends LongOpenTable {
     }
 
     boolean hasParent(int slot) {
-        return hasParent[slot];
+        return table[slot * stride + 1 + TIERS * words + 2] != 0;
     }
 
     long parent(int slot) {
-        return parents[slot];
+        return table[slot * stride + 1 + TIERS * words];
     }
 
     long local(int slot) {
-        return locals[slot];
-    }
-
-    @Override
-    void beginResize(int slots) {
-        oldParents = parents;
-        oldLocals = locals;
-        oldHasParent = hasParent;
-        oldMasks = masks;
-        parents = new long[slots];
-        locals = new long[slots];
-        hasParent = new boolean[slots];
-        masks = new long[slots * stride];
-    }
-
-    @Override
-    void copyFromOld(int oldSlot, int newSlot) {
-        parents[newSlot] = oldParents[oldSlot];
-        locals[newSlot] = oldLocals[oldSlot];
-        hasParent[newSlot] = oldHasParent[oldSlot];
-        System.arraycopy(oldMasks, oldSlot * stride, masks, newSlot * stride, stride);
-    }
-
-    @Override
-    void endResize() {
-        oldParents = null;
-        oldLocals = null;
-        oldHasParent = null;
-        oldMasks = null;
-    }
-
-    @Override
-    void moveData(int from, int to) {
-        parents[to] = parents[from];
-        locals[to] = locals[from];
-        hasParent[to] = hasParent[from];
-        System.arraycopy(masks, from * stride, masks, to * stride, stride);
-    }
-
-    @Override
-    void clearData(int slot) {
-        parents[slot] = 0;
-        locals[slot] = 0;
-        hasParent[slot] = false;
-        Arrays.fill(masks, slot * stride, (slot + 1) * stride, 0L);
+        return table[slot * stride + 1 + TIERS * words + 1];
     }
 }
