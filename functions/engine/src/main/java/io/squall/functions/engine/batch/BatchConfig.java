@@ -8,9 +8,10 @@ package io.squall.functions.engine.batch;
  * @param chunkedPrefill split prompts into chunks that fit beside running decodes; when false a prompt
  *                       is prefilled whole in one step, stalling the running streams meanwhile
  * @param maxWaitingSequences sequences queued for admission before new ones are rejected
+ * @param prefixCaching reuse cached KV blocks of a matching prompt prefix instead of recomputing them
  */
 public record BatchConfig(int maxRunningSequences, int maxBatchedTokens, boolean chunkedPrefill,
-                          int maxWaitingSequences) {
+                          int maxWaitingSequences, boolean prefixCaching) {
 
     public BatchConfig {
         positive("maxRunningSequences", maxRunningSequences);
@@ -18,9 +19,9 @@ public record BatchConfig(int maxRunningSequences, int maxBatchedTokens, boolean
         positive("maxWaitingSequences", maxWaitingSequences);
     }
 
-    /** Defaults for a CPU worker: 64 sequences, 512 tokens per step, chunked prefill, 1024 waiting. */
+    /** Defaults for a CPU worker: 64 sequences, 512 tokens per step, chunked prefill, 1024 waiting, prefix caching. */
     public static BatchConfig defaults() {
-        return new BatchConfig(64, 512, true, 1024);
+        return new BatchConfig(64, 512, true, 1024, true);
     }
 
     private static void positive(String name, int value) {

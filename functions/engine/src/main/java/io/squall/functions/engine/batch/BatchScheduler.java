@@ -60,6 +60,7 @@ public final class BatchScheduler implements AutoCloseable {
     private long steps;
     private long generatedTokens;
     private long preemptions;
+    private long promptTokensComputed;
 
     /**
      * Starts the scheduler thread.
@@ -75,7 +76,7 @@ public final class BatchScheduler implements AutoCloseable {
         if (!KvPool.layout(transformer.config(), kv.pool().layout().blockSize()).equals(kv.pool().layout())) {
             throw new IllegalArgumentException("the KV pool's layout " + kv.pool().layout() + " does not fit the model");
         }
-        this.stats = new BatchStats(0, 0, kv.pool().capacity(), kv.pool().capacity(), 0, 0, 0, 0);
+        this.stats = new BatchStats(0, 0, kv.pool().capacity(), kv.pool().capacity(), 0, 0, 0, 0, 0);
         this.thread = Thread.ofPlatform().name("squall-batch").daemon(true).start(this::loop);
     }
 
@@ -181,7 +182,7 @@ public final class BatchScheduler implements AutoCloseable {
         while (!waiting.isEmpty() && running.size() < config.maxRunningSequences()) {
             Sequence next = waiting.peekFirst();
             PagedKvCache cache = new PagedKvCache(kv.pool(), kv.hasher(), transformer.maxPositions());
-            List<StoredBlock> reusable = cache.reusePrefix(next.tokens, next.tokenCount);
+            List<StoredBlock> reusable = config.prefixCaching() ? cache.reusePrefix(next.tokens, next.tokenCount) : List.of();
             if (blocksFor(next.tokenCount + 1) - cache.blockCount() > kv.pool().freeBlocks()) {
                 cache.release();
                 return; // first come, first served: later arrivals do not overtake it
@@ -284,6 +285,7 @@ public final class BatchScheduler implements AutoCloseable {
 
     private void schedule(Sequence s, int count) {
         boolean reachesEnd = s.computed() + count == s.tokenCount;
+        promptTokensComputed += Math.max(0, Math.min(count, s.request.promptLength() - s.computed()));
         segments.add(new Transformer.Segment(s.cache, s.tokens, s.computed(), count, reachesEnd ? s.logits : null));
         scheduled.add(s);
     }
@@ -396,7 +398,7 @@ public final class BatchScheduler implements AutoCloseable {
 
     private void publishStats() {
         stats = new BatchStats(running.size(), waiting.size() + queued.get(), kv.pool().freeBlocks(), kv.pool().capacity(),
-                lastStepTokens, steps, generatedTokens, preemptions);
+                lastStepTokens, steps, generatedTokens, preemptions, promptTokensComputed);
     }
 
     private void shutDownSequences() {

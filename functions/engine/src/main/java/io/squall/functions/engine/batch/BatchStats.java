@@ -11,7 +11,8 @@ package io.squall.functions.engine.batch;
  * @param steps forward passes run so far
  * @param generatedTokens tokens emitted so far
  * @param preemptions sequences preempted so far for lack of KV blocks
+ * @param promptTokensComputed prompt tokens run through the model so far (prefix reuse skips the others)
  */
 public record BatchStats(int running, int waiting, int freeKvBlocks, int totalKvBlocks, int lastStepTokens,
-                         long steps, long generatedTokens, long preemptions) {
+                         long steps, long generatedTokens, long preemptions, long promptTokensComputed) {
 }

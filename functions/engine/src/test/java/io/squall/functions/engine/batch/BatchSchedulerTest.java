@@ -124,8 +124,8 @@ class BatchSchedulerTest {
             expected.add(unbatched(prompt, 24));
         }
         // A small token budget forces chunked prefill beside decodes; few blocks force preemption.
-        BatchConfig config = new BatchConfig(6, 40, true, 64);
-        try (KvPool kv = pool(24);
+        BatchConfig config = new BatchConfig(6, 40, true, 64, true);
+        try (KvPool kv = pool(16);
              BatchScheduler scheduler = new BatchScheduler(transformer(), config, token -> token == END, kv)) {
             List<Collector> collectors = new ArrayList<>();
             List<Integer> order = new ArrayList<>();
@@ -148,7 +148,7 @@ class BatchSchedulerTest {
                         .containsExactly(java.util.Arrays.stream(expected.get(i)).boxed().toArray(Integer[]::new));
             }
             assertThat(scheduler.stats().preemptions()).as("the pool is small enough to force preemption").isPositive();
-            while (scheduler.stats().freeKvBlocks() != 24) {
+            while (scheduler.stats().freeKvBlocks() != 16) {
                 Thread.onSpinWait(); // stats are published after the step that finished the last sequence
             }
         }
@@ -200,7 +200,7 @@ class BatchSchedulerTest {
 
     @Test
     void rejectsWhatCanNeverRunAndWhatDoesNotFitTheQueue() {
-        BatchConfig config = new BatchConfig(1, 64, true, 1);
+        BatchConfig config = new BatchConfig(1, 64, true, 1, true);
         try (KvPool kv = pool(8);
              BatchScheduler scheduler = new BatchScheduler(transformer(), config, token -> false, kv)) {
             Admission tooLong = scheduler.submit(greedy("long", new int[600], 4), new Collector());
