@@ -66,6 +66,10 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--json", description = "print one JSON object instead of streaming text")
     boolean json;
 
+    @Option(names = "--warmup", defaultValue = "0",
+            description = "throwaway generations of the same shape first, so the speeds reported exclude JIT warm-up")
+    int warmup;
+
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
@@ -88,6 +92,10 @@ final class RunCommand implements Callable<Integer> {
             Transformer transformer = new Transformer(loaded.config(), loaded.weights(), kernels,
                     (int) Math.min(Integer.MAX_VALUE, (long) prompt.length + maxTokens + 1));
             Generator generator = new Generator(transformer, PREFILL_CHUNK);
+            for (int i = 0; i < warmup; i++) {
+                generator.generate(prompt, new Sampler(params, loaded.config().vocabSize()), maxTokens, token -> false,
+                        token -> { });
+            }
             // The output continues the prompt, so its first token keeps its leading space.
             DecodeOptions decodeOptions = new DecodeOptions(false, true);
             IncrementalDecoder streaming = tokenizer.newIncrementalDecoder(decodeOptions);
