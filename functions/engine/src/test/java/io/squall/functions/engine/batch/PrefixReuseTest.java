@@ -11,6 +11,10 @@ import io.squall.kernels.Kernels;
 import io.squall.kvgrid.Tier;
 import io.squall.kvgrid.WorkerId;
 import io.squall.kvgrid.metrics.KvStats;
+import com.hazelcast.core.HazelcastInstance;
+import io.squall.kvgrid.grid.GridBlockStore;
+import io.squall.kvgrid.grid.GridConfig;
+import io.squall.kvgrid.grid.GridMembers;
 import io.squall.kvgrid.offload.DiskBlockStore;
 import io.squall.kvgrid.offload.HostBlockStore;
 import io.squall.kvgrid.offload.OffloadConfig;
@@ -184,5 +188,29 @@ class PrefixReuseTest {
         long onboarded = counter.onboarded.values().stream().mapToLong(AtomicLong::get).sum();
         assertThat(onboarded).as("blocks onboarded from G2/G3 (seed %d)", seed).isPositive();
         assertThat(tiered.promptTokensComputed()).isLessThan(reference.promptTokensComputed());
+    }
+
+    @Test
+    void historyEvictedFromG1IsOnboardedFromTheHazelcastGrid() throws Exception {
+        long seed = System.nanoTime();
+        Outcome reference = converse(seed, false, 512, null, KvStats.NONE);
+        long blockBytes = KvPool.layout(model.config(), 16).blockBytes();
+        int port;
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+            port = socket.getLocalPort();
+        }
+        HazelcastInstance member = GridMembers.start(new GridConfig("squall-prefix-" + seed, "127.0.0.1", port,
+                List.of("127.0.0.1:" + port), 1, 10_000));
+        try {
+            OffloadConfig grid = new OffloadConfig(List.of(new GridBlockStore(member, blockBytes)),
+                    new OffloadPolicy(false, Integer.MAX_VALUE, true), 64, 256);
+            OnboardCounter counter = new OnboardCounter();
+            Outcome tiered = converse(seed, true, 12, grid, counter);
+            assertSameReplies(tiered, reference, seed);
+            assertThat(counter.onboarded.get(Tier.G4)).as("blocks onboarded from G4 (seed %d)", seed).isNotNull();
+            assertThat(counter.onboarded.get(Tier.G4).get()).isPositive();
+        } finally {
+            member.getLifecycleService().terminate();
+        }
     }
 }
