@@ -82,26 +82,14 @@ public final class KernelArguments {
     /** Checks an attention call. */
     public static void attention(float[] q, float[] keyCache, float[] valueCache, float[] out, int batch,
                                  int startPos, int heads, int kvHeads, int headDim) {
-        positive(batch, "batch");
-        positive(heads, "heads");
-        positive(kvHeads, "kvHeads");
-        positive(headDim, "headDim");
-        if (startPos < 0) {
-            throw new IllegalArgumentException("startPos must be >= 0, got " + startPos);
-        }
-        if (heads % kvHeads != 0) {
-            throw new IllegalArgumentException("heads (" + heads + ") must be a multiple of kvHeads (" + kvHeads + ")");
-        }
-        fits(q, (long) batch * heads * headDim, "q");
-        fits(out, (long) batch * heads * headDim, "out");
+        queries(q, out, batch, startPos, heads, kvHeads, headDim);
         long cache = (long) (startPos + batch) * kvHeads * headDim;
         fits(keyCache, cache, "keyCache");
         fits(valueCache, cache, "valueCache");
     }
 
-    /** Checks the arguments of {@link io.squall.kernels.Kernels#pagedAttention}. */
-    public static void pagedAttention(float[] q, PagedKv kv, float[] out, int batch, int startPos, int heads,
-                                      int kvHeads, int headDim) {
+    /** The checks every attention variant shares: the shape and the query and output arrays. */
+    private static void queries(float[] q, float[] out, int batch, int startPos, int heads, int kvHeads, int headDim) {
         positive(batch, "batch");
         positive(heads, "heads");
         positive(kvHeads, "kvHeads");
@@ -114,6 +102,12 @@ public final class KernelArguments {
         }
         fits(q, (long) batch * heads * headDim, "q");
         fits(out, (long) batch * heads * headDim, "out");
+    }
+
+    /** Checks the arguments of {@link io.squall.kernels.Kernels#pagedAttention}. */
+    public static void pagedAttention(float[] q, PagedKv kv, float[] out, int batch, int startPos, int heads,
+                                      int kvHeads, int headDim) {
+        queries(q, out, batch, startPos, heads, kvHeads, headDim);
         long positions = (long) startPos + batch;
         long pagesNeeded = (positions + kv.blockSize() - 1) / kv.blockSize();
         if (kv.blockTable().length < pagesNeeded) {
