@@ -79,16 +79,7 @@ public final class KernelArguments {
         }
     }
 
-    /** Checks an attention call. */
-    public static void attention(float[] q, float[] keyCache, float[] valueCache, float[] out, int batch,
-                                 int startPos, int heads, int kvHeads, int headDim) {
-        queries(q, out, batch, startPos, heads, kvHeads, headDim);
-        long cache = (long) (startPos + batch) * kvHeads * headDim;
-        fits(keyCache, cache, "keyCache");
-        fits(valueCache, cache, "valueCache");
-    }
-
-    /** The checks every attention variant shares: the shape and the query and output arrays. */
+    /** The shape and the query and output arrays of an attention call. */
     private static void queries(float[] q, float[] out, int batch, int startPos, int heads, int kvHeads, int headDim) {
         positive(batch, "batch");
         positive(heads, "heads");
@@ -104,8 +95,8 @@ public final class KernelArguments {
         fits(out, (long) batch * heads * headDim, "out");
     }
 
-    /** Checks the arguments of {@link io.squall.kernels.Kernels#pagedAttention}. */
-    public static void pagedAttention(float[] q, PagedKv kv, float[] out, int batch, int startPos, int heads,
+    /** Checks the arguments of {@link io.squall.kernels.Kernels#attention}. */
+    public static void attention(float[] q, PagedKv kv, float[] out, int batch, int startPos, int heads,
                                       int kvHeads, int headDim) {
         queries(q, out, batch, startPos, heads, kvHeads, headDim);
         long positions = (long) startPos + batch;

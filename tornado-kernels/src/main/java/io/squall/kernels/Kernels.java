@@ -49,22 +49,15 @@ public interface Kernels extends AutoCloseable {
               float[] cos, float[] sin, boolean neox);
 
     /**
-     * Causal multi-head attention with grouped-query KV for one sequence. {@code q} and {@code out}
-     * are {@code [batch][heads·headDim]}; the caches are {@code [position][kvHeads·headDim]} and
-     * already hold positions {@code 0 .. startPos+batch-1}. Row {@code b} sits at position
-     * {@code startPos+b} and attends to positions {@code 0 .. startPos+b}; query head {@code h} reads
-     * KV head {@code h / (heads/kvHeads)}. {@code scale} multiplies the scores (usually
+     * Causal multi-head attention with grouped-query KV for one sequence. {@code q} and {@code out} are
+     * {@code [batch][heads·headDim]}; the keys and values of positions {@code 0 .. startPos+batch-1}
+     * are reached through {@code kv}'s block table (a contiguous cache is a single page). Row {@code b}
+     * sits at position {@code startPos+b} and attends to positions {@code 0 .. startPos+b}; query head
+     * {@code h} reads KV head {@code h / (heads/kvHeads)}. {@code scale} multiplies the scores (usually
      * {@code 1/sqrt(headDim)}).
      */
-    void attention(float[] q, float[] keyCache, float[] valueCache, float[] out, int batch, int startPos,
-                   int heads, int kvHeads, int headDim, float scale);
-
-    /**
-     * {@link #attention} reading keys and values from a paged pool instead of contiguous arrays: the
-     * sequence's positions {@code 0 .. startPos+batch-1} are reached through {@code kv}'s block table.
-     */
-    void pagedAttention(float[] q, PagedKv kv, float[] out, int batch, int startPos, int heads, int kvHeads,
-                        int headDim, float scale);
+    void attention(float[] q, PagedKv kv, float[] out, int batch, int startPos, int heads, int kvHeads,
+                   int headDim, float scale);
 
     /** {@code gate[i] = silu(gate[i]) · up[i]} for {@code i < n}: the SwiGLU activation. */
     void siluMul(float[] gate, float[] up, int n);

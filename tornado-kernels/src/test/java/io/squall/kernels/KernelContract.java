@@ -209,62 +209,40 @@ public abstract class KernelContract {
         }
     }
 
-    @Test
-    void attentionIsCausalGroupedQuerySoftmaxWeighting() {
-        int heads = 12;
-        int kvHeads = 4;
-        for (int headDim : new int[]{8, 64, 128}) {
-            for (int[] run : new int[][]{{1, 0}, {5, 0}, {1, 30}, {5, 7}}) {
-                int batch = run[0];
-                int startPos = run[1];
-                int context = startPos + batch;
-                float[] q = data.floats(batch * heads * headDim, 1);
-                float[] k = data.floats(context * kvHeads * headDim, 1);
-                float[] v = data.floats(context * kvHeads * headDim, 1);
-                float[] out = new float[batch * heads * headDim];
-                float scale = (float) (1 / Math.sqrt(headDim));
-                kernels.attention(q, k, v, out, batch, startPos, heads, kvHeads, headDim, scale);
-                for (int b = 0; b < batch; b++) {
-                    for (int h = 0; h < heads; h++) {
-                        int g = h / (heads / kvHeads);
-                        int last = startPos + b;
-                        double[] score = new double[last + 1];
-                        double max = Double.NEGATIVE_INFINITY;
-                        for (int t = 0; t <= last; t++) {
-                            for (int i = 0; i < headDim; i++) {
-                                score[t] += (double) q[(b * heads + h) * headDim + i] * k[(t * kvHeads + g) * headDim + i];
-                            }
-                            score[t] *= scale;
-                            max = Math.max(max, score[t]);
-                        }
-                        double sum = 0;
-                        for (int t = 0; t <= last; t++) {
-                            score[t] = Math.exp(score[t] - max);
-                            sum += score[t];
-                        }
-                        for (int i = 0; i < headDim; i++) {
-                            double e = 0;
-                            for (int t = 0; t <= last; t++) {
-                                e += score[t] / sum * v[(t * kvHeads + g) * headDim + i];
-                            }
-                            assertThat((double) out[(b * heads + h) * headDim + i])
-                                    .as("seed %d headDim %d batch %d start %d b %d h %d i %d", data.seed, headDim,
-                                            batch, startPos, b, h, i)
-                                    .isCloseTo(e, within(2e-5));
-                        }
-                    }
-                }
-            }
+    /** Writes {@code context} rows of keys and values into pages of {@code blockSize} positions, pages in reverse order. */
+    private static PagedKv paged(float[] k, float[] v, int context, int kvDim, int blockSize) {
+        long planeBytes = (long) blockSize * kvDim * Float.BYTES;
+        long pageBytes = 4 * planeBytes; // two layers per page: this is the second one
+        int pages = (context + blockSize - 1) / blockSize;
+        int[] table = new int[pages];
+        for (int i = 0; i < pages; i++) {
+            table[i] = pages + 3 - i;
         }
+        java.lang.foreign.MemorySegment pool = java.lang.foreign.Arena.ofAuto().allocate((pages + 4) * pageBytes, 64);
+        PagedKv kv = new PagedKv(pool, pageBytes, blockSize, 2 * planeBytes, 3 * planeBytes, table);
+        long rowBytes = (long) kvDim * Float.BYTES;
+        for (int t = 0; t < context; t++) {
+            java.lang.foreign.MemorySegment.copy(k, t * kvDim, pool, LE_FLOAT, kv.keyRow(t, rowBytes), kvDim);
+            java.lang.foreign.MemorySegment.copy(v, t * kvDim, pool, LE_FLOAT, kv.valueRow(t, rowBytes), kvDim);
+        }
+        return kv;
+    }
+
+    /** A contiguous cache: one page holding every position, keys then values. */
+    private static PagedKv contiguous(float[] k, float[] v, int context, int kvDim) {
+        long planeBytes = (long) context * kvDim * Float.BYTES;
+        java.lang.foreign.MemorySegment pool = java.lang.foreign.Arena.ofAuto().allocate(2 * planeBytes, 64);
+        java.lang.foreign.MemorySegment.copy(k, 0, pool, LE_FLOAT, 0, context * kvDim);
+        java.lang.foreign.MemorySegment.copy(v, 0, pool, LE_FLOAT, planeBytes, context * kvDim);
+        return new PagedKv(pool, pool.byteSize(), context, 0, planeBytes, new int[] {0});
     }
 
     @Test
-    void pagedAttentionEqualsAttentionOverTheSameRowsScatteredAcrossPages() {
+    void attentionIsCausalGroupedQuerySoftmaxWeightingOverContiguousAndScatteredPages() {
         int heads = 12;
         int kvHeads = 4;
-        int blockSize = 16;
-        for (int headDim : new int[]{8, 64}) {
-            for (int[] run : new int[][]{{1, 0}, {5, 0}, {1, 37}, {7, 20}}) {
+        for (int headDim : new int[]{8, 64, 128}) {
+            for (int[] run : new int[][]{{1, 0}, {5, 0}, {1, 30}, {5, 7}, {7, 37}}) {
                 int batch = run[0];
                 int startPos = run[1];
                 int context = startPos + batch;
@@ -273,39 +251,58 @@ public abstract class KernelContract {
                 float[] k = data.floats(context * kvDim, 1);
                 float[] v = data.floats(context * kvDim, 1);
                 float scale = (float) (1 / Math.sqrt(headDim));
-                float[] expected = new float[batch * heads * headDim];
-                kernels.attention(q, k, v, expected, batch, startPos, heads, kvHeads, headDim, scale);
+                for (PagedKv kv : List.of(contiguous(k, v, context, kvDim), paged(k, v, context, kvDim, 16))) {
+                    float[] out = new float[batch * heads * headDim];
+                    kernels.attention(q, kv, out, batch, startPos, heads, kvHeads, headDim, scale);
+                    assertAttention(q, k, v, out, new int[] {batch, startPos, heads, kvHeads, headDim, kv.blockSize()}, scale);
+                }
+            }
+        }
+    }
 
-                // Pages hold two layers; this is the second one. Pages are used out of order.
-                long planeBytes = (long) blockSize * kvDim * Float.BYTES;
-                long pageBytes = 4 * planeBytes;
-                int pagesNeeded = (context + blockSize - 1) / blockSize;
-                int[] table = new int[pagesNeeded];
-                for (int i = 0; i < pagesNeeded; i++) {
-                    table[i] = pagesNeeded + 3 - i; // distinct pages, in reverse
+    /** Checks {@code out} against float64; {@code shape} is batch, startPos, heads, kvHeads, headDim, blockSize. */
+    private void assertAttention(float[] q, float[] k, float[] v, float[] out, int[] shape, float scale) {
+        int batch = shape[0];
+        int startPos = shape[1];
+        int heads = shape[2];
+        int kvHeads = shape[3];
+        int headDim = shape[4];
+        for (int b = 0; b < batch; b++) {
+            for (int h = 0; h < heads; h++) {
+                int g = h / (heads / kvHeads);
+                int last = startPos + b;
+                double[] score = new double[last + 1];
+                double max = Double.NEGATIVE_INFINITY;
+                for (int t = 0; t <= last; t++) {
+                    for (int i = 0; i < headDim; i++) {
+                        score[t] += (double) q[(b * heads + h) * headDim + i] * k[(t * kvHeads + g) * headDim + i];
+                    }
+                    score[t] *= scale;
+                    max = Math.max(max, score[t]);
                 }
-                java.lang.foreign.MemorySegment pool = java.lang.foreign.Arena.ofAuto().allocate((pagesNeeded + 4) * pageBytes, 64);
-                PagedKv paged = new PagedKv(pool, pageBytes, blockSize, 2 * planeBytes, 3 * planeBytes, table);
-                long rowBytes = (long) kvDim * Float.BYTES;
-                for (int t = 0; t < context; t++) {
-                    java.lang.foreign.MemorySegment.copy(k, t * kvDim, pool, LE_FLOAT, paged.keyRow(t, rowBytes), kvDim);
-                    java.lang.foreign.MemorySegment.copy(v, t * kvDim, pool, LE_FLOAT, paged.valueRow(t, rowBytes), kvDim);
+                double sum = 0;
+                for (int t = 0; t <= last; t++) {
+                    score[t] = Math.exp(score[t] - max);
+                    sum += score[t];
                 }
-                float[] out = new float[batch * heads * headDim];
-                kernels.pagedAttention(q, paged, out, batch, startPos, heads, kvHeads, headDim, scale);
-                for (int i = 0; i < out.length; i++) {
-                    assertThat(out[i]).as("seed %d headDim %d batch %d start %d i %d", data.seed, headDim, batch,
-                            startPos, i).isCloseTo(expected[i], within(1e-5f));
+                for (int i = 0; i < headDim; i++) {
+                    double e = 0;
+                    for (int t = 0; t <= last; t++) {
+                        e += score[t] / sum * v[(t * kvHeads + g) * headDim + i];
+                    }
+                    assertThat((double) out[(b * heads + h) * headDim + i])
+                            .as("seed %d shape %s b %d h %d i %d", data.seed, java.util.Arrays.toString(shape), b, h, i)
+                            .isCloseTo(e, within(2e-5));
                 }
             }
         }
     }
 
     @Test
-    void pagedAttentionRejectsATableTooShortForThePositions() {
+    void attentionRejectsATableTooShortForThePositions() {
         java.lang.foreign.MemorySegment pool = java.lang.foreign.Arena.ofAuto().allocate(4096, 64);
         PagedKv paged = new PagedKv(pool, 1024, 4, 0, 512, new int[] {0});
-        assertThatThrownBy(() -> kernels.pagedAttention(new float[8], paged, new float[8], 1, 4, 1, 1, 8, 1f))
+        assertThatThrownBy(() -> kernels.attention(new float[8], paged, new float[8], 1, 4, 1, 1, 8, 1f))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("block table");
     }
@@ -378,8 +375,9 @@ public abstract class KernelContract {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("x");
         assertThatThrownBy(() -> kernels.matmul(w, new float[64], new float[4], 0))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("batch");
-        assertThatThrownBy(() -> kernels.attention(new float[8], new float[8], new float[8], new float[8],
-                1, 0, 3, 2, 8, 1f)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("kvHeads");
+        PagedKv kv = new PagedKv(java.lang.foreign.Arena.ofAuto().allocate(1024), 1024, 8, 0, 512, new int[] {0});
+        assertThatThrownBy(() -> kernels.attention(new float[24], kv, new float[24], 1, 0, 3, 2, 8, 1f))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("kvHeads");
         assertThatThrownBy(() -> kernels.matmulMany(new WeightMatrix[]{w, data.encoded(GgmlType.Q8_0, 4, 32)},
                 new float[64], new float[][]{new float[4], new float[4]}, 1))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("columns");

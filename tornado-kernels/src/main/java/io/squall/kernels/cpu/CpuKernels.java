@@ -23,7 +23,6 @@ public final class CpuKernels implements Kernels {
     private final WorkerPool pool;
     private final MatmulTask matmul;
     private final AttentionTask attention;
-    private final PagedAttentionTask pagedAttention;
     private final RowsTask rowsTask = new RowsTask();
     private final WeightMatrix[] single = new WeightMatrix[1];
     private final float[][] singleOut = new float[1][];
@@ -45,7 +44,6 @@ public final class CpuKernels implements Kernels {
         this.pool = new WorkerPool(threads, SPIN_NANOS);
         this.matmul = new MatmulTask(threads);
         this.attention = new AttentionTask(threads);
-        this.pagedAttention = new PagedAttentionTask(threads);
     }
 
     /** Whether the Vector API's preferred species suits these kernels (AVX2 or AVX-512 class hardware). */
@@ -112,25 +110,13 @@ public final class CpuKernels implements Kernels {
     }
 
     @Override
-    public void attention(float[] q, float[] keyCache, float[] valueCache, float[] out, int batch, int startPos,
-                          int heads, int kvHeads, int headDim, float scale) {
-        KernelArguments.attention(q, keyCache, valueCache, out, batch, startPos, heads, kvHeads, headDim);
+    public void attention(float[] q, PagedKv kv, float[] out, int batch, int startPos, int heads, int kvHeads,
+                          int headDim, float scale) {
+        KernelArguments.attention(q, kv, out, batch, startPos, heads, kvHeads, headDim);
         try {
-            pool.run(attention, attention.prepare(q, keyCache, valueCache, out, batch, startPos, heads, kvHeads,
-                    headDim, scale));
+            pool.run(attention, attention.prepare(q, kv, out, batch, startPos, heads, kvHeads, headDim, scale));
         } finally {
             attention.clear();
-        }
-    }
-
-    @Override
-    public void pagedAttention(float[] q, PagedKv kv, float[] out, int batch, int startPos, int heads, int kvHeads,
-                               int headDim, float scale) {
-        KernelArguments.pagedAttention(q, kv, out, batch, startPos, heads, kvHeads, headDim);
-        try {
-            pool.run(pagedAttention, pagedAttention.prepare(q, kv, out, batch, startPos, heads, kvHeads, headDim, scale));
-        } finally {
-            pagedAttention.clear();
         }
     }
 

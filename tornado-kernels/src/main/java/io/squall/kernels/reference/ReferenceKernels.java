@@ -67,25 +67,14 @@ public final class ReferenceKernels implements Kernels {
     }
 
     @Override
-    public void attention(float[] q, float[] keyCache, float[] valueCache, float[] out, int batch, int startPos,
-                          int heads, int kvHeads, int headDim, float scale) {
-        KernelArguments.attention(q, keyCache, valueCache, out, batch, startPos, heads, kvHeads, headDim);
+    public void attention(float[] q, PagedKv kv, float[] out, int batch, int startPos, int heads, int kvHeads,
+                          int headDim, float scale) {
+        KernelArguments.attention(q, kv, out, batch, startPos, heads, kvHeads, headDim);
         int needed = Math.multiplyExact(batch * heads, startPos + batch);
         if (scores.length < needed) {
             scores = new float[needed];
         }
-        AttentionKernels.attention(q, keyCache, valueCache, out, scores, batch, startPos, heads, kvHeads, headDim, scale);
-    }
-
-    @Override
-    public void pagedAttention(float[] q, PagedKv kv, float[] out, int batch, int startPos, int heads, int kvHeads,
-                               int headDim, float scale) {
-        KernelArguments.pagedAttention(q, kv, out, batch, startPos, heads, kvHeads, headDim);
-        int needed = Math.multiplyExact(batch * heads, startPos + batch);
-        if (scores.length < needed) {
-            scores = new float[needed];
-        }
-        AttentionKernels.pagedAttention(q, kv.pages(), kv.pageBytes(), kv.blockSize(), kv.keyOffset(), kv.valueOffset(),
+        AttentionKernels.attention(q, kv.pages(), kv.pageBytes(), kv.blockSize(), kv.keyOffset(), kv.valueOffset(),
                 kv.blockTable(), out, scores, batch, startPos, heads, kvHeads, headDim, scale);
     }
 

@@ -186,6 +186,6 @@ public final class PagedKvCache extends KvCache {
     void attend(Kernels kernels, int layer, float[] q, float[] out, int count, ModelConfig config, float scale) {
         PagedKv kv = new PagedKv(pool.memory(), layout.blockBytes(), layout.blockSize(),
                 layout.offsetInBlock(layer, KvPart.K, 0), layout.offsetInBlock(layer, KvPart.V, 0), table);
-        kernels.pagedAttention(q, kv, out, count, length(), config.heads(), config.kvHeads(), config.headDim(), scale);
+        kernels.attention(q, kv, out, count, length(), config.heads(), config.kvHeads(), config.headDim(), scale);
     }
 }
