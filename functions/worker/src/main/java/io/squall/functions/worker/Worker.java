@@ -65,7 +65,7 @@ public final class Worker implements AutoCloseable {
         this.models = Objects.requireNonNull(models, "models");
         this.discovery = Objects.requireNonNull(discovery, "discovery");
         this.registry = Objects.requireNonNull(registry, "registry");
-        this.metrics = new WorkerMetrics(registry);
+        this.metrics = new WorkerMetrics(registry, WorkerMetrics.WORKER);
         this.id = new InstanceId(config.namespace(), "worker", "generate", ThreadLocalRandom.current().nextLong() >>> 1);
     }
 

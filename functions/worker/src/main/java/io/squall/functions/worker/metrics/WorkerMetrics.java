@@ -14,8 +14,9 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
 /**
- * A worker's Prometheus metrics, registered into a registry the caller owns (one per worker, so several
- * workers can share a process): {@code squall_worker_requests_total},
+ * A stage's Prometheus metrics, registered into a registry the caller owns (one per stage, so several
+ * stages can share a process), named under a prefix ({@value #WORKER}, or {@value #PASSTHROUGH} for the
+ * forwarder of {@code squall serve}); for a worker: {@code squall_worker_requests_total},
  * {@code squall_worker_request_errors_total{code}}, {@code squall_worker_time_to_first_token_seconds},
  * {@code squall_worker_inter_token_latency_seconds}, and from the scheduler's stats
  * {@code squall_worker_running_sequences}, {@code squall_worker_waiting_sequences},
@@ -24,20 +25,31 @@ import java.util.function.Supplier;
  */
 public final class WorkerMetrics {
 
-    private final Counter requests = Counter.build("squall_worker_requests_total",
-            "Generate requests received.").create();
-    private final Counter errors = Counter.build("squall_worker_request_errors_total",
-            "Generate requests that ended in an error, by error code.").labelNames("code").create();
-    private final Histogram timeToFirstToken = Histogram.build("squall_worker_time_to_first_token_seconds",
-                    "Time from a request's arrival to its first token.")
-            .buckets(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30).create();
-    private final Histogram interTokenLatency = Histogram.build("squall_worker_inter_token_latency_seconds",
-                    "Time between consecutive tokens of a stream.")
-            .buckets(0.005, 0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56).create();
+    /** The prefix of a worker's metrics. */
+    public static final String WORKER = "squall_worker";
+    /** The prefix of the pass-through forwarder's metrics. */
+    public static final String PASSTHROUGH = "squall_passthrough";
+
+    private final String prefix;
+    private final Counter requests;
+    private final Counter errors;
+    private final Histogram timeToFirstToken;
+    private final Histogram interTokenLatency;
     private final AtomicReference<Supplier<BatchStats>> stats = new AtomicReference<>();
 
-    public WorkerMetrics(CollectorRegistry registry) {
+    /** @param prefix {@link #WORKER} or {@link #PASSTHROUGH} */
+    public WorkerMetrics(CollectorRegistry registry, String prefix) {
         Objects.requireNonNull(registry, "registry");
+        this.prefix = Objects.requireNonNull(prefix, "prefix");
+        requests = Counter.build(prefix + "_requests_total", "Generate requests received.").create();
+        errors = Counter.build(prefix + "_request_errors_total", "Generate requests that ended in an error, by error code.")
+                .labelNames("code").create();
+        timeToFirstToken = Histogram.build(prefix + "_time_to_first_token_seconds",
+                        "Time from a request's arrival to its first token.")
+                .buckets(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30).create();
+        interTokenLatency = Histogram.build(prefix + "_inter_token_latency_seconds",
+                        "Time between consecutive tokens of a stream.")
+                .buckets(0.005, 0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56).create();
         registry.register(requests);
         registry.register(errors);
         registry.register(timeToFirstToken);
@@ -76,11 +88,11 @@ public final class WorkerMetrics {
             }
             BatchStats s = source.get();
             return List.of(
-                    new GaugeMetricFamily("squall_worker_running_sequences", "Sequences in the running batch.", s.running()),
-                    new GaugeMetricFamily("squall_worker_waiting_sequences", "Sequences waiting for admission.", s.waiting()),
-                    new GaugeMetricFamily("squall_worker_kv_blocks_free", "KV blocks not held by any sequence.", s.freeKvBlocks()),
-                    new GaugeMetricFamily("squall_worker_kv_blocks_total", "KV blocks in the pool.", s.totalKvBlocks()),
-                    new CounterMetricFamily("squall_worker_generated_tokens_total", "Tokens generated.", s.generatedTokens()));
+                    new GaugeMetricFamily(prefix + "_running_sequences", "Sequences in the running batch.", s.running()),
+                    new GaugeMetricFamily(prefix + "_waiting_sequences", "Sequences waiting for admission.", s.waiting()),
+                    new GaugeMetricFamily(prefix + "_kv_blocks_free", "KV blocks not held by any sequence.", s.freeKvBlocks()),
+                    new GaugeMetricFamily(prefix + "_kv_blocks_total", "KV blocks in the pool.", s.totalKvBlocks()),
+                    new CounterMetricFamily(prefix + "_generated_tokens_total", "Tokens generated.", s.generatedTokens()));
         }
     }
 }
