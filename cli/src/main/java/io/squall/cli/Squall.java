@@ -18,6 +18,8 @@ import picocli.CommandLine.Command;
                 TokenizeCommand.class,
                 LogitsCommand.class,
                 GenModelCommand.class,
+                ServeCommand.class,
+                WorkerCommand.class,
         })
 public final class Squall implements Runnable {
 

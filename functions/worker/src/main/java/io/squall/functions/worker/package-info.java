@@ -1,5 +1,9 @@
 /**
- * The stage functions: aggregated, prefill and decode workers, their RSocket routes and HTTP endpoints,
- * KV transfer and registration in the cluster. {@code local} holds generation in this process.
+ * The stage functions. {@link io.squall.functions.worker.Worker} is one worker stage (aggregated, prefill
+ * or decode) configured by {@link io.squall.functions.worker.WorkerConfig} and fed by a
+ * {@link io.squall.functions.worker.ModelSource}. Sub-packages: {@code local} generation in this process,
+ * {@code rsocket} the routes, {@code http} the health/metrics/WebSocket port, {@code metrics} Prometheus,
+ * {@code passthrough} the minimal forwarder {@code squall serve} uses until the gateway lands, and
+ * {@code micronaut} the application wiring.
  */
 package io.squall.functions.worker;

@@ -1,0 +1,91 @@
+package io.squall.cli;
+
+import io.squall.functions.api.discovery.WorkerRole;
+import io.squall.functions.engine.model.Model;
+import io.squall.functions.worker.ModelSource;
+import io.squall.functions.worker.WorkerConfig;
+import io.squall.functions.worker.micronaut.WorkerApplication;
+import io.squall.functions.worker.passthrough.PassthroughServer;
+import io.squall.kernels.Kernels;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code squall serve}: the graph in one JVM: an embedded cluster member, N aggregated workers sharing
+ * one loaded model and one kernel pool, and a pass-through {@code generate} endpoint (RSocket TCP on
+ * {@code --rsocket-port}, WebSocket at {@code /rsocket} on {@code --http-port}) forwarding round robin
+ * until the OpenAI gateway lands. Serves until SIGINT/SIGTERM.
+ */
+@Command(name = "serve", description = "Serve a model in one JVM (embedded cluster, workers, generate pass-through).")
+final class ServeCommand implements Callable<Integer> {
+
+    @Option(names = "--model", description = "GGUF model file (default: a demo model with random weights)")
+    Path model;
+
+    @Option(names = "--host", defaultValue = "127.0.0.1", description = "address to bind (default: ${DEFAULT-VALUE})")
+    String host;
+
+    @Option(names = "--http-port", defaultValue = "8000", description = "health, metrics, RSocket over WebSocket (default: ${DEFAULT-VALUE})")
+    int httpPort;
+
+    @Option(names = "--rsocket-port", defaultValue = "7000", description = "RSocket over TCP (default: ${DEFAULT-VALUE})")
+    int rsocketPort;
+
+    @Option(names = "--grid-port", defaultValue = "5701", description = "the embedded cluster member's port (default: ${DEFAULT-VALUE})")
+    int gridPort;
+
+    @Option(names = "--workers", defaultValue = "1", description = "aggregated workers (default: ${DEFAULT-VALUE})")
+    int workers;
+
+    @CommandLine.Mixin
+    KvOptions kv;
+
+    @Option(names = "--max-sequences", defaultValue = "64", description = "sequences batched at once per worker (default: ${DEFAULT-VALUE})")
+    int maxSequences;
+
+    @Option(names = "--context", defaultValue = "4096", description = "longest sequence in tokens (default: ${DEFAULT-VALUE})")
+    int context;
+
+    @Override
+    public Integer call() throws Exception {
+        if (workers < 1) {
+            throw new IllegalArgumentException("--workers must be at least 1");
+        }
+        Path file = model;
+        if (file == null) {
+            file = DemoModel.ensure();
+            System.err.println("squall serve: WARNING: no --model given; serving the demo model " + file
+                    + " whose weights are RANDOM (its output is noise). Pass --model FILE.gguf for a real model.");
+        } else if (!Files.isRegularFile(file)) {
+            throw new IllegalArgumentException("--model " + file + " is not a file");
+        }
+        Cluster cluster = Cluster.join(host, gridPort, null);
+        Model loaded = Model.load(file);
+        Kernels kernels = Kernels.best();
+        ModelSource shared = ModelSource.shared(loaded, kernels);
+        List<AutoCloseable> stages = new ArrayList<>();
+        PassthroughServer front = PassthroughServer.start(host, httpPort, rsocketPort, cluster.discovery().discovery());
+        stages.add(front);
+        for (int i = 0; i < workers; i++) {
+            WorkerApplication worker = WorkerApplication.start(new WorkerConfig(WorkerRole.AGGREGATED, host, 0, 0,
+                    Cluster.NAME, WorkerCommand.batch(maxSequences), kv.config(workers > 1 ? "worker-" + i : null), context),
+                    shared, cluster.discovery().discovery(), cluster.kvEvents());
+            stages.add(worker);
+            worker.worker().ready().get();
+        }
+        stages.add(kernels);
+        stages.add(loaded);
+        System.err.println("squall serve: " + workers + " worker(s) serving " + loaded.name() + " on " + kernels.name()
+                + "; generate over RSocket tcp " + host + ":" + front.rsocketPort() + " and ws://" + host + ":"
+                + front.httpPort() + "/rsocket; cluster member " + cluster.address());
+        cluster.awaitShutdown(stages.toArray(AutoCloseable[]::new));
+        return 0;
+    }
+}

@@ -1,0 +1,81 @@
+package io.squall.cli;
+
+import io.squall.functions.api.discovery.WorkerInstance;
+import io.squall.functions.api.discovery.WorkerRole;
+import io.squall.functions.engine.batch.BatchConfig;
+import io.squall.functions.worker.ModelSource;
+import io.squall.functions.worker.WorkerConfig;
+import io.squall.functions.worker.micronaut.WorkerApplication;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+
+/** {@code squall worker}: one worker stage that joins a cluster and serves until SIGINT/SIGTERM. */
+@Command(name = "worker", description = "Run one worker stage (aggregated, prefill or decode) in a cluster.")
+final class WorkerCommand implements Callable<Integer> {
+
+    @Option(names = "--role", defaultValue = "aggregated", description = "aggregated, prefill or decode (default: ${DEFAULT-VALUE})")
+    String role;
+
+    @Option(names = "--model", required = true, description = "GGUF model file")
+    Path model;
+
+    @Option(names = "--join", required = true, description = "host:port of a cluster member to join")
+    String join;
+
+    @Option(names = "--host", defaultValue = "127.0.0.1", description = "address to bind and advertise (default: ${DEFAULT-VALUE})")
+    String host;
+
+    @Option(names = "--grid-port", defaultValue = "0", description = "this member's cluster port (default: a free one)")
+    int gridPort;
+
+    @Option(names = "--http-port", defaultValue = "0", description = "health, metrics and RSocket over WebSocket (default: a free one)")
+    int httpPort;
+
+    @Option(names = "--rsocket-port", defaultValue = "0", description = "RSocket over TCP (default: a free one)")
+    int rsocketPort;
+
+    @CommandLine.Mixin
+    KvOptions kv;
+
+    @Option(names = "--max-sequences", defaultValue = "64", description = "sequences batched at once (default: ${DEFAULT-VALUE})")
+    int maxSequences;
+
+    @Option(names = "--context", defaultValue = "4096", description = "longest sequence in tokens (default: ${DEFAULT-VALUE})")
+    int context;
+
+    @Override
+    public Integer call() throws Exception {
+        if (!Files.isRegularFile(model)) {
+            throw new IllegalArgumentException("--model " + model + " is not a file");
+        }
+        WorkerConfig config = new WorkerConfig(WorkerRole.parse(role), host, httpPort, rsocketPort, Cluster.NAME,
+                batch(maxSequences), kv.config(), context);
+        Cluster cluster = Cluster.join(host, gridPort, join);
+        WorkerApplication worker = WorkerApplication.start(config, ModelSource.file(model), cluster.discovery().discovery(),
+                cluster.kvEvents());
+        try {
+            WorkerInstance instance = worker.worker().ready().get();
+            System.err.println("squall worker: " + instance.id() + " serving " + instance.model() + " as " + instance.role()
+                    + "; rsocket tcp " + host + ":" + instance.rsocketPort() + ", http " + host + ":" + instance.httpPort()
+                    + "; cluster member " + cluster.address());
+        } catch (ExecutionException e) {
+            worker.close();
+            cluster.close();
+            throw new IllegalStateException("the worker failed to start: " + e.getCause().getMessage(), e.getCause());
+        }
+        cluster.awaitShutdown(worker);
+        return 0;
+    }
+
+    static BatchConfig batch(int maxSequences) {
+        BatchConfig defaults = BatchConfig.defaults();
+        return new BatchConfig(maxSequences, defaults.maxBatchedTokens(), defaults.chunkedPrefill(),
+                defaults.maxWaitingSequences(), defaults.prefixCaching());
+    }
+}

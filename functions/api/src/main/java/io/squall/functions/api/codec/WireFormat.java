@@ -1,0 +1,171 @@
+package io.squall.functions.api.codec;
+
+import io.squall.functions.api.GenerateRequest;
+import io.squall.functions.api.KvBlockFrame;
+import io.squall.functions.api.PrefillRequest;
+import io.squall.functions.api.PrefillResult;
+import io.squall.functions.api.SamplingOptions;
+import io.squall.functions.api.StageException;
+import io.squall.functions.api.TokenChunk;
+import io.squall.kvgrid.BlockHash;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.zip.CRC32C;
+
+/**
+ * Encodes and decodes the internal payloads of the stage routes, version {@value #VERSION}. The schema
+ * (field order, types, limits and the versioning rule) is published in {@code docs/wire-protocol.md};
+ * this class is its only implementation.
+ *
+ * <p>Decoding never throws anything but {@link StageException} with
+ * {@link io.squall.functions.api.ErrorCode#INVALID_REQUEST}. Bytes after the last known field are
+ * ignored, so a version-1 reader accepts frames from writers that appended optional fields.
+ *
+ * <p>Stateless and thread-safe.
+ */
+public final class WireFormat {
+
+    /** The version byte this implementation writes and reads. */
+    public static final int VERSION = 1;
+    /** Most token ids in one message. */
+    public static final int MAX_TOKENS = 1 << 20;
+    /** Most UTF-8 bytes in an identifier. */
+    public static final int MAX_ID_BYTES = 512;
+    /** Most alternatives per token in logprobs. */
+    public static final int MAX_TOP_LOGPROBS = 20;
+    /** Most bytes in one KV block payload. */
+    public static final int MAX_BLOCK_BYTES = 64 << 20;
+
+    private WireFormat() {
+    }
+
+    public static byte[] encode(GenerateRequest r) {
+        SamplingOptions s = r.sampling();
+        WireWriter w = new WireWriter(64 + 3 * r.tokens().length).header(MessageType.GENERATE_REQUEST)
+                .string(r.requestId())
+                .varints(r.tokens())
+                .f64(s.temperature()).varint(s.topK()).f64(s.topP()).f64(s.minP())
+                .f64(s.repetitionPenalty()).f64(s.presencePenalty()).f64(s.frequencyPenalty())
+                .bool(s.seed() != null);
+        if (s.seed() != null) {
+            w.i64(s.seed());
+        }
+        return w.varint(r.maxTokens()).bool(r.ignoreEos()).zigzag(r.topLogprobs()).toByteArray();
+    }
+
+    public static GenerateRequest decodeGenerateRequest(ByteBuffer frame) {
+        WireReader in = new WireReader(frame).header(MessageType.GENERATE_REQUEST);
+        String id = in.string(MAX_ID_BYTES);
+        int[] tokens = in.varints(MAX_TOKENS);
+        double temperature = in.f64();
+        int topK = in.varint();
+        double topP = in.f64();
+        double minP = in.f64();
+        double repetition = in.f64();
+        double presence = in.f64();
+        double frequency = in.f64();
+        Long seed = in.bool() ? in.i64() : null;
+        SamplingOptions sampling = new SamplingOptions(temperature, topK, topP, minP, repetition, presence, frequency, seed);
+        return new GenerateRequest(id, tokens, sampling, in.varint(), in.bool(), in.zigzag());
+    }
+
+    public static byte[] encode(TokenChunk c) {
+        WireWriter w = new WireWriter(16 + 3 * c.tokenIds().length).header(MessageType.TOKEN_CHUNK)
+                .varints(c.tokenIds())
+                .varint(c.logprobs().size());
+        for (TokenChunk.TokenLogprobs lp : c.logprobs()) {
+            w.varint(lp.tokenId()).f32(lp.logprob()).varint(lp.topTokenIds().length);
+            for (int i = 0; i < lp.topTokenIds().length; i++) {
+                w.varint(lp.topTokenIds()[i]).f32(lp.topLogprobs()[i]);
+            }
+        }
+        w.u8(c.finishReason() == null ? 0 : c.finishReason().ordinal() + 1);
+        w.bool(c.usage() != null);
+        if (c.usage() != null) {
+            w.varint(c.usage().promptTokens()).varint(c.usage().completionTokens()).varint(c.usage().cachedTokens());
+        }
+        return w.toByteArray();
+    }
+
+    public static TokenChunk decodeTokenChunk(ByteBuffer frame) {
+        WireReader in = new WireReader(frame).header(MessageType.TOKEN_CHUNK);
+        int[] tokens = in.varints(MAX_TOKENS);
+        int n = in.count(MAX_TOKENS, 6);
+        List<TokenChunk.TokenLogprobs> logprobs = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            int token = in.varint();
+            float logprob = in.f32();
+            int k = in.count(MAX_TOP_LOGPROBS, 5);
+            int[] ids = new int[k];
+            float[] values = new float[k];
+            for (int j = 0; j < k; j++) {
+                ids[j] = in.varint();
+                values[j] = in.f32();
+            }
+            logprobs.add(new TokenChunk.TokenLogprobs(token, logprob, ids, values));
+        }
+        int finish = in.u8();
+        TokenChunk.FinishReason[] reasons = TokenChunk.FinishReason.values();
+        if (finish > reasons.length) {
+            throw WireReader.malformed("unknown finish reason " + finish);
+        }
+        TokenChunk.Usage usage = in.bool() ? new TokenChunk.Usage(in.varint(), in.varint(), in.varint()) : null;
+        return new TokenChunk(tokens, logprobs, finish == 0 ? null : reasons[finish - 1], usage);
+    }
+
+    public static byte[] encode(PrefillRequest r) {
+        return new WireWriter(32 + 3 * r.tokens().length).header(MessageType.PREFILL_REQUEST)
+                .string(r.requestId())
+                .varints(r.tokens())
+                .string(r.targetWorker())
+                .varints(r.destinationBlockIds())
+                .toByteArray();
+    }
+
+    public static PrefillRequest decodePrefillRequest(ByteBuffer frame) {
+        WireReader in = new WireReader(frame).header(MessageType.PREFILL_REQUEST);
+        return new PrefillRequest(in.string(MAX_ID_BYTES), in.varints(MAX_TOKENS), in.string(MAX_ID_BYTES),
+                in.varints(MAX_TOKENS));
+    }
+
+    public static byte[] encode(PrefillResult r) {
+        return new WireWriter(12).header(MessageType.PREFILL_RESULT)
+                .varint(r.firstToken()).varint(r.blocksWritten()).toByteArray();
+    }
+
+    public static PrefillResult decodePrefillResult(ByteBuffer frame) {
+        WireReader in = new WireReader(frame).header(MessageType.PREFILL_RESULT);
+        return new PrefillResult(in.varint(), in.varint());
+    }
+
+    public static byte[] encode(KvBlockFrame f) {
+        return new WireWriter(24 + f.payload().length).header(MessageType.KV_BLOCK_FRAME)
+                .i64(f.blockHash().value())
+                .varint(f.index())
+                .bytes(f.payload())
+                .i32(f.crc32c())
+                .toByteArray();
+    }
+
+    /** Decodes a KV block frame and checks its CRC32C; a mismatch is a malformed frame. */
+    public static KvBlockFrame decodeKvBlockFrame(ByteBuffer frame) {
+        WireReader in = new WireReader(frame).header(MessageType.KV_BLOCK_FRAME);
+        BlockHash hash = new BlockHash(in.i64());
+        int index = in.varint();
+        byte[] payload = in.bytes(MAX_BLOCK_BYTES);
+        int crc = in.i32();
+        if (crc32c(payload) != crc) {
+            throw WireReader.malformed("CRC32C mismatch in KV block " + hash);
+        }
+        return new KvBlockFrame(hash, index, payload, crc);
+    }
+
+    /** The CRC32C of {@code payload}, as carried by {@link KvBlockFrame#crc32c()}. */
+    public static int crc32c(byte[] payload) {
+        CRC32C crc = new CRC32C();
+        crc.update(payload);
+        return (int) crc.getValue();
+    }
+}

@@ -1,0 +1,10 @@
+package io.squall.functions.api.discovery;
+
+/** An instance's live registration; closing it deregisters the instance at once. Thread-safe, idempotent. */
+public interface Registration extends AutoCloseable {
+
+    InstanceId id();
+
+    @Override
+    void close();
+}

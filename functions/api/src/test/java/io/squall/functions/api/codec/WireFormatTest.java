@@ -1,0 +1,157 @@
+package io.squall.functions.api.codec;
+
+import io.squall.functions.api.ErrorCode;
+import io.squall.functions.api.GenerateRequest;
+import io.squall.functions.api.KvBlockFrame;
+import io.squall.functions.api.PrefillRequest;
+import io.squall.functions.api.PrefillResult;
+import io.squall.functions.api.SamplingOptions;
+import io.squall.functions.api.StageException;
+import io.squall.functions.api.TokenChunk;
+import io.squall.kvgrid.BlockHash;
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.function.Function;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+class WireFormatTest {
+
+    private static final GenerateRequest REQUEST = new GenerateRequest("req-ü-1", new int[] {1, 127, 128, 150_000, 0},
+            new SamplingOptions(0.7, 40, 0.9, 0.05, 1.1, 0.2, -0.3, -42L), 256, true, 5);
+    private static final TokenChunk CHUNK = new TokenChunk(new int[] {7, 300},
+            List.of(new TokenChunk.TokenLogprobs(7, -0.5f, new int[] {7, 9}, new float[] {-0.5f, -1.25f}),
+                    new TokenChunk.TokenLogprobs(300, -2f, new int[0], new float[0])),
+            TokenChunk.FinishReason.LENGTH, new TokenChunk.Usage(5, 2, 0));
+
+    @Test
+    void generateRequestsRoundTrip() {
+        GenerateRequest back = WireFormat.decodeGenerateRequest(ByteBuffer.wrap(WireFormat.encode(REQUEST)));
+        assertThat(back.requestId()).isEqualTo(REQUEST.requestId());
+        assertThat(back.tokens()).containsExactly(REQUEST.tokens());
+        assertThat(back.sampling()).isEqualTo(REQUEST.sampling());
+        assertThat(back.maxTokens()).isEqualTo(256);
+        assertThat(back.ignoreEos()).isTrue();
+        assertThat(back.topLogprobs()).isEqualTo(5);
+
+        GenerateRequest greedy = new GenerateRequest("g", new int[] {3}, SamplingOptions.greedy(), 1, false, -1);
+        GenerateRequest greedyBack = WireFormat.decodeGenerateRequest(ByteBuffer.wrap(WireFormat.encode(greedy)));
+        assertThat(greedyBack.sampling()).isEqualTo(SamplingOptions.greedy());
+        assertThat(greedyBack.topLogprobs()).isEqualTo(-1);
+    }
+
+    @Test
+    void tokenChunksRoundTrip() {
+        TokenChunk back = WireFormat.decodeTokenChunk(ByteBuffer.wrap(WireFormat.encode(CHUNK)));
+        assertThat(back.tokenIds()).containsExactly(7, 300);
+        assertThat(back.finishReason()).isEqualTo(TokenChunk.FinishReason.LENGTH);
+        assertThat(back.usage()).isEqualTo(CHUNK.usage());
+        assertThat(back.logprobs()).hasSize(2);
+        assertThat(back.logprobs().get(0).topTokenIds()).containsExactly(7, 9);
+        assertThat(back.logprobs().get(0).topLogprobs()).containsExactly(-0.5f, -1.25f);
+        assertThat(back.logprobs().get(1).logprob()).isEqualTo(-2f);
+
+        TokenChunk plain = new TokenChunk(new int[] {42}, List.of(), null, null);
+        TokenChunk plainBack = WireFormat.decodeTokenChunk(ByteBuffer.wrap(WireFormat.encode(plain)));
+        assertThat(plainBack.tokenIds()).containsExactly(42);
+        assertThat(plainBack.isLast()).isFalse();
+        assertThat(plainBack.usage()).isNull();
+    }
+
+    @Test
+    void prefillMessagesRoundTrip() {
+        PrefillRequest request = new PrefillRequest("p", new int[] {1, 2, 3}, "squall/worker/generate/ab", new int[] {9, 10});
+        PrefillRequest back = WireFormat.decodePrefillRequest(ByteBuffer.wrap(WireFormat.encode(request)));
+        assertThat(back.requestId()).isEqualTo("p");
+        assertThat(back.tokens()).containsExactly(1, 2, 3);
+        assertThat(back.targetWorker()).isEqualTo("squall/worker/generate/ab");
+        assertThat(back.destinationBlockIds()).containsExactly(9, 10);
+        assertThat(WireFormat.decodePrefillResult(ByteBuffer.wrap(WireFormat.encode(new PrefillResult(77, 4)))))
+                .isEqualTo(new PrefillResult(77, 4));
+    }
+
+    @Test
+    void kvBlockFramesRoundTripAndCheckTheirCrc() {
+        byte[] payload = new byte[1000];
+        new SplittableRandom(3).nextBytes(payload);
+        KvBlockFrame frame = new KvBlockFrame(new BlockHash(-5L), 12, payload, WireFormat.crc32c(payload));
+        byte[] bytes = WireFormat.encode(frame);
+        KvBlockFrame back = WireFormat.decodeKvBlockFrame(ByteBuffer.wrap(bytes));
+        assertThat(back.blockHash()).isEqualTo(new BlockHash(-5L));
+        assertThat(back.index()).isEqualTo(12);
+        assertThat(back.payload()).isEqualTo(payload);
+
+        bytes[20] ^= 1; // inside the payload
+        assertInvalid(() -> WireFormat.decodeKvBlockFrame(ByteBuffer.wrap(bytes)), "CRC32C");
+    }
+
+    @Test
+    void everyTruncationIsAnInvalidRequest() {
+        byte[] request = WireFormat.encode(REQUEST);
+        for (int length = 0; length < request.length; length++) {
+            byte[] cut = Arrays.copyOf(request, length);
+            assertInvalid(() -> WireFormat.decodeGenerateRequest(ByteBuffer.wrap(cut)), "malformed frame");
+        }
+        byte[] chunk = WireFormat.encode(CHUNK);
+        for (int length = 0; length < chunk.length; length++) {
+            byte[] cut = Arrays.copyOf(chunk, length);
+            assertInvalid(() -> WireFormat.decodeTokenChunk(ByteBuffer.wrap(cut)), "malformed frame");
+        }
+    }
+
+    @Test
+    void unknownVersionsTypesAndHostileCountsAreInvalidRequests() {
+        byte[] request = WireFormat.encode(REQUEST);
+        byte[] future = request.clone();
+        future[0] = 2;
+        assertInvalid(() -> WireFormat.decodeGenerateRequest(ByteBuffer.wrap(future)), "unsupported wire version 2");
+        assertInvalid(() -> WireFormat.decodeTokenChunk(ByteBuffer.wrap(request)), "expected a TOKEN_CHUNK frame");
+        byte[] hugeCount = new WireWriter(16).header(MessageType.TOKEN_CHUNK).varint(Integer.MAX_VALUE).toByteArray();
+        assertInvalid(() -> WireFormat.decodeTokenChunk(ByteBuffer.wrap(hugeCount)), "exceeds the limit");
+        byte[] countBeyondFrame = new WireWriter(16).header(MessageType.TOKEN_CHUNK).varint(1000).toByteArray();
+        assertInvalid(() -> WireFormat.decodeTokenChunk(ByteBuffer.wrap(countBeyondFrame)), "does not fit");
+        byte[] badUtf8 = new WireWriter(16).header(MessageType.GENERATE_REQUEST).bytes(new byte[] {(byte) 0xC3}).toByteArray();
+        assertInvalid(() -> WireFormat.decodeGenerateRequest(ByteBuffer.wrap(badUtf8)), "UTF-8");
+        byte[] longVarint = {1, 2, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, 1};
+        assertInvalid(() -> WireFormat.decodeTokenChunk(ByteBuffer.wrap(longVarint)), "varint");
+    }
+
+    @Test
+    void randomBytesNeverEscapeAsAnythingButInvalidRequests() {
+        long seed = System.nanoTime();
+        System.out.println("WireFormatTest random seed " + seed);
+        SplittableRandom random = new SplittableRandom(seed);
+        List<Function<ByteBuffer, ?>> decoders = List.of(WireFormat::decodeGenerateRequest, WireFormat::decodeTokenChunk,
+                WireFormat::decodePrefillRequest, WireFormat::decodePrefillResult, WireFormat::decodeKvBlockFrame);
+        for (int i = 0; i < 20_000; i++) {
+            byte[] bytes = new byte[random.nextInt(64)];
+            random.nextBytes(bytes);
+            if (bytes.length > 0 && random.nextBoolean()) {
+                bytes[0] = WireFormat.VERSION; // get past the header more often
+                if (bytes.length > 1) {
+                    bytes[1] = (byte) (1 + random.nextInt(5));
+                }
+            }
+            for (Function<ByteBuffer, ?> decoder : decoders) {
+                Throwable thrown = catchThrowable(() -> decoder.apply(ByteBuffer.wrap(bytes)));
+                if (thrown != null) {
+                    assertThat(thrown).as("seed %d input %s", seed, Arrays.toString(bytes))
+                            .isInstanceOfSatisfying(StageException.class,
+                                    e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_REQUEST));
+                }
+            }
+        }
+    }
+
+    private static void assertInvalid(Runnable decode, String message) {
+        assertThatThrownBy(decode::run)
+                .isInstanceOfSatisfying(StageException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_REQUEST))
+                .hasMessageContaining(message);
+    }
+}

@@ -1,0 +1,107 @@
+package io.squall.functions.api.discovery.hazelcast;
+
+import com.hazelcast.core.HazelcastInstance;
+import io.squall.functions.api.discovery.Discovery;
+import io.squall.functions.api.discovery.DiscoveryEvent;
+import io.squall.functions.api.discovery.InstanceId;
+import io.squall.functions.api.discovery.LoadReport;
+import io.squall.functions.api.discovery.Registration;
+import io.squall.functions.api.discovery.WorkerInstance;
+import io.squall.functions.api.discovery.WorkerRole;
+import io.squall.kvgrid.grid.GridConfig;
+import io.squall.kvgrid.grid.GridMembers;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import reactor.test.StepVerifier;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Three real members on loopback: one watches, the others hold registrations. */
+class HazelcastDiscoveryIT {
+
+    private static final DiscoveryConfig FAST = new DiscoveryConfig(Duration.ofSeconds(2), Duration.ofMillis(500),
+            Duration.ofMillis(50));
+    private static final List<HazelcastInstance> MEMBERS = new ArrayList<>();
+    private static final List<HazelcastDiscovery> DISCOVERIES = new ArrayList<>();
+
+    @BeforeAll
+    static void startMembers() {
+        int[] ports = {freePort(), freePort(), freePort()};
+        List<String> seeds = List.of("127.0.0.1:" + ports[0], "127.0.0.1:" + ports[1], "127.0.0.1:" + ports[2]);
+        for (int port : ports) {
+            MEMBERS.add(GridMembers.start(new GridConfig("discovery-it-" + ports[0], "127.0.0.1", port, seeds, 1, 1000)));
+        }
+        for (HazelcastInstance member : MEMBERS) {
+            DISCOVERIES.add(new HazelcastDiscovery(member, FAST));
+        }
+    }
+
+    @AfterAll
+    static void stopMembers() {
+        DISCOVERIES.forEach(HazelcastDiscovery::close);
+        MEMBERS.forEach(m -> m.getLifecycleService().terminate());
+    }
+
+    private static WorkerInstance instance(long n) {
+        return new WorkerInstance(new InstanceId("it", "worker", "generate", n), WorkerRole.AGGREGATED, "m",
+                "127.0.0.1", 7000, 8000, 8, LoadReport.idle(100));
+    }
+
+    @Test
+    void registrationsAreListedUpdatedWithLoadAndGoneWhenClosed() {
+        Discovery watcher = DISCOVERIES.get(0).discovery();
+        AtomicReference<LoadReport> load = new AtomicReference<>(LoadReport.idle(100));
+        AtomicLong closedAt = new AtomicLong();
+        Registration[] registration = new Registration[1];
+        StepVerifier.create(watcher.watch())
+                .then(() -> registration[0] = DISCOVERIES.get(1).discovery().register(instance(1), load::get))
+                .expectNextMatches(e -> e instanceof DiscoveryEvent.Added a && a.instance().id().instance() == 1)
+                .then(() -> load.set(new LoadReport(3, 1, 90, 100, 3)))
+                .expectNextMatches(e -> e instanceof DiscoveryEvent.Updated u && u.instance().load().activeSequences() == 3)
+                .then(() -> {
+                    assertThat(DISCOVERIES.get(2).discovery().instances()).extracting(WorkerInstance::id)
+                            .contains(instance(1).id());
+                    closedAt.set(System.nanoTime());
+                    registration[0].close();
+                })
+                .expectNextMatches(e -> e instanceof DiscoveryEvent.Removed r && r.id().instance() == 1)
+                .then(() -> assertThat(Duration.ofNanos(System.nanoTime() - closedAt.get())).isLessThan(Duration.ofSeconds(1)))
+                .thenCancel()
+                .verify(Duration.ofSeconds(20));
+    }
+
+    @Test
+    void aLostMembersRegistrationsAreGoneWithinASecond() {
+        Discovery watcher = DISCOVERIES.get(0).discovery();
+        AtomicLong killedAt = new AtomicLong();
+        StepVerifier.create(watcher.watch().filter(e -> !(e instanceof DiscoveryEvent.Updated)))
+                .then(() -> DISCOVERIES.get(2).discovery().register(instance(2), () -> LoadReport.idle(100)))
+                .expectNextMatches(e -> e instanceof DiscoveryEvent.Added a && a.instance().id().instance() == 2)
+                .then(() -> {
+                    killedAt.set(System.nanoTime());
+                    MEMBERS.get(2).getLifecycleService().terminate();
+                })
+                .expectNextMatches(e -> e instanceof DiscoveryEvent.Removed r && r.id().instance() == 2)
+                .then(() -> assertThat(Duration.ofNanos(System.nanoTime() - killedAt.get())).isLessThan(Duration.ofSeconds(1)))
+                .thenCancel()
+                .verify(Duration.ofSeconds(30));
+    }
+
+    private static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,203 @@
+package io.squall.functions.worker;
+
+import io.prometheus.client.CollectorRegistry;
+import io.rsocket.SocketAcceptor;
+import io.rsocket.core.RSocketServer;
+import io.rsocket.frame.decoder.PayloadDecoder;
+import io.rsocket.transport.netty.server.CloseableChannel;
+import io.rsocket.transport.netty.server.TcpServerTransport;
+import io.squall.functions.api.GenerateService;
+import io.squall.functions.api.discovery.Discovery;
+import io.squall.functions.api.discovery.InstanceId;
+import io.squall.functions.api.discovery.LoadReport;
+import io.squall.functions.api.discovery.Registration;
+import io.squall.functions.api.discovery.WorkerInstance;
+import io.squall.functions.engine.batch.BatchScheduler;
+import io.squall.functions.engine.batch.KvPool;
+import io.squall.functions.worker.kv.KvEventSink;
+import io.squall.kvgrid.metrics.prometheus.PrometheusKvStats;
+import io.squall.functions.engine.batch.BatchStats;
+import io.squall.functions.engine.model.Transformer;
+import io.squall.functions.engine.tokenizer.Tokenizer;
+import io.squall.functions.engine.tokenizer.Tokenizers;
+import io.squall.functions.worker.http.StageHttpServer;
+import io.squall.functions.worker.local.SchedulerGenerateService;
+import io.squall.functions.worker.metrics.MeteredGenerateService;
+import io.squall.functions.worker.metrics.WorkerMetrics;
+import io.squall.functions.worker.rsocket.StageResponder;
+import reactor.netty.DisposableServer;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * One worker stage: its HTTP port and RSocket-over-TCP port, the continuous-batching scheduler over
+ * its model, and its registration in discovery.
+ *
+ * <p>Lifecycle: {@link #start()} binds both ports at once (so {@code /healthz} answers and
+ * {@code /readyz} says 503) and loads the model on a background thread; when the scheduler runs, the
+ * {@code generate} route opens, {@code /readyz} turns 200 and the worker registers itself, and
+ * {@link #ready()} completes. {@link #close()} deregisters first, then closes the servers (ending
+ * open streams), the scheduler and the engine. Thread-safe.
+ */
+public final class Worker implements AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger(Worker.class.getName());
+
+    private final WorkerConfig config;
+    private final ModelSource models;
+    private final Discovery discovery;
+    private final CollectorRegistry registry;
+    private final WorkerMetrics metrics;
+    private final InstanceId id;
+    private final CompletableFuture<WorkerInstance> ready = new CompletableFuture<>();
+    private final Object lock = new Object();
+    private volatile GenerateService service;
+    private CloseableChannel tcp;
+    private DisposableServer http;
+    private Engine engine;
+    private BatchScheduler scheduler;
+    private KvPool kv;
+    private final KvEventSink kvEvents;
+    private Registration registration;
+    private boolean closed;
+
+    /** @param registry receives this worker's metrics and is what {@code /metrics} serves */
+    public Worker(WorkerConfig config, ModelSource models, Discovery discovery, KvEventSink kvEvents,
+                  CollectorRegistry registry) {
+        this.config = Objects.requireNonNull(config, "config");
+        this.models = Objects.requireNonNull(models, "models");
+        this.discovery = Objects.requireNonNull(discovery, "discovery");
+        this.kvEvents = Objects.requireNonNull(kvEvents, "kvEvents");
+        this.registry = Objects.requireNonNull(registry, "registry");
+        this.metrics = new WorkerMetrics(registry, WorkerMetrics.WORKER);
+        this.id = new InstanceId(config.namespace(), "worker", "generate", ThreadLocalRandom.current().nextLong() >>> 1);
+    }
+
+    /** Binds the ports and starts loading the model; returns once both ports accept connections. */
+    public Worker start() {
+        synchronized (lock) {
+            if (tcp != null || closed) {
+                throw new IllegalStateException("a worker starts once");
+            }
+            StageResponder responder = new StageResponder(() -> service);
+            tcp = RSocketServer.create(SocketAcceptor.with(responder))
+                    .payloadDecoder(PayloadDecoder.ZERO_COPY)
+                    .bind(TcpServerTransport.create(config.host(), config.rsocketPort()))
+                    .block(Duration.ofSeconds(10));
+            http = StageHttpServer.start(config.host(), config.httpPort(), this::isReady, registry,
+                    RSocketServer.create(SocketAcceptor.with(responder))
+                            .payloadDecoder(PayloadDecoder.ZERO_COPY)
+                            .asConnectionAcceptor());
+        }
+        Thread.ofPlatform().name("squall-worker-load").daemon(true).start(this::load);
+        LOG.log(System.Logger.Level.INFO, "worker {0} ({1}) listening: http {2}:{3,number,#}, rsocket tcp {2}:{4,number,#}",
+                id, config.role(), config.host(), httpPort(), rsocketPort());
+        return this;
+    }
+
+    private void load() {
+        try {
+            Engine opened = models.open();
+            Tokenizer tokenizer = Tokenizers.fromGguf(opened.model().metadata());
+            Transformer transformer = new Transformer(opened.model().config(), opened.model().weights(), opened.kernels(),
+                    config.maxPositions());
+            KvPool pool = config.kv().open(opened.model().config(), id.workerId(), kvEvents, new PrometheusKvStats(registry));
+            BatchScheduler started = new BatchScheduler(transformer, config.batch(), tokenizer::isEndOfGeneration, pool);
+            WorkerInstance instance = new WorkerInstance(id, config.role(), opened.model().name(), config.host(),
+                    rsocketPort(), httpPort(), config.batch().maxRunningSequences(), LoadReport.idle(config.kv().blocks()));
+            synchronized (lock) {
+                if (closed) {
+                    started.close();
+                    pool.close();
+                    opened.close();
+                    throw new IllegalStateException("the worker was closed while loading");
+                }
+                engine = opened;
+                scheduler = started;
+                kv = pool;
+                metrics.observe(started::stats);
+                service = new MeteredGenerateService(new SchedulerGenerateService(started), metrics);
+                registration = discovery.register(instance, () -> load(started.stats()));
+            }
+            LOG.log(System.Logger.Level.INFO, "worker {0} ready: model {1}, kernels {2}", id, instance.model(),
+                    opened.kernels().name());
+            ready.complete(instance);
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.ERROR, "worker " + id + " failed to start", e);
+            ready.completeExceptionally(e);
+        }
+    }
+
+    private static LoadReport load(BatchStats s) {
+        return new LoadReport(s.running(), s.waiting(), s.freeKvBlocks(), s.totalKvBlocks(), s.lastStepTokens());
+    }
+
+    /** Completes with the registered instance once the worker serves, or fails if loading failed. */
+    public CompletableFuture<WorkerInstance> ready() {
+        return ready.copy();
+    }
+
+    public boolean isReady() {
+        return service != null && !ready.isCompletedExceptionally();
+    }
+
+    public InstanceId id() {
+        return id;
+    }
+
+    /** The bound HTTP port. */
+    public int httpPort() {
+        synchronized (lock) {
+            return http.port();
+        }
+    }
+
+    /** The bound RSocket-over-TCP port. */
+    public int rsocketPort() {
+        synchronized (lock) {
+            return tcp.address().getPort();
+        }
+    }
+
+    /** The scheduler's latest stats. */
+    public BatchStats stats() {
+        synchronized (lock) {
+            if (scheduler == null) {
+                throw new IllegalStateException("the worker is not ready");
+            }
+            return scheduler.stats();
+        }
+    }
+
+    @Override
+    public void close() {
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            service = null;
+            if (registration != null) {
+                registration.close();
+            }
+            if (http != null) {
+                http.disposeNow(Duration.ofSeconds(5));
+            }
+            if (tcp != null) {
+                tcp.dispose();
+                tcp.onClose().block(Duration.ofSeconds(5));
+            }
+            if (scheduler != null) {
+                scheduler.close();
+                kv.close();
+            }
+            if (engine != null) {
+                engine.close();
+            }
+        }
+        LOG.log(System.Logger.Level.INFO, "worker {0} stopped", id);
+    }
+}

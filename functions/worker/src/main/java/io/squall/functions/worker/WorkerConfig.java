@@ -1,0 +1,48 @@
+package io.squall.functions.worker;
+
+
+import io.squall.functions.api.discovery.WorkerRole;
+import io.squall.functions.engine.batch.BatchConfig;
+import io.squall.functions.worker.kv.KvConfig;
+
+import java.util.Objects;
+
+/**
+ * How to run one worker stage.
+ *
+ * @param role its role in the graph
+ * @param host the address both servers bind and that discovery advertises, e.g. {@code 127.0.0.1}
+ * @param httpPort the HTTP port ({@code /healthz}, {@code /readyz}, {@code /metrics}, {@code /rsocket}); 0 picks a free one
+ * @param rsocketPort the RSocket-over-TCP port; 0 picks a free one
+ * @param namespace the discovery namespace
+ * @param batch the continuous-batching limits
+ * @param kv the sizes of the KV tiers
+ * @param maxPositions the longest sequence served, in tokens (capped by the model's context)
+ */
+public record WorkerConfig(WorkerRole role, String host, int httpPort, int rsocketPort, String namespace,
+                           BatchConfig batch, KvConfig kv, int maxPositions) {
+
+    public WorkerConfig {
+        Objects.requireNonNull(role, "role");
+        Objects.requireNonNull(host, "host");
+        Objects.requireNonNull(namespace, "namespace");
+        Objects.requireNonNull(batch, "batch");
+        Objects.requireNonNull(kv, "kv");
+        port("httpPort", httpPort);
+        port("rsocketPort", rsocketPort);
+        if (maxPositions < 2) {
+            throw new IllegalArgumentException("maxPositions must be at least 2");
+        }
+    }
+
+    /** A worker on loopback with free ports, the given batching and G1 pages, and 4,096 positions. */
+    public static WorkerConfig loopback(WorkerRole role, BatchConfig batch, KvConfig kv) {
+        return new WorkerConfig(role, "127.0.0.1", 0, 0, "squall", batch, kv, 4096);
+    }
+
+    private static void port(String name, int port) {
+        if (port < 0 || port > 65_535) {
+            throw new IllegalArgumentException(name + " must be within 0..65535");
+        }
+    }
+}

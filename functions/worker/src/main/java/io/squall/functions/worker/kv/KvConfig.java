@@ -1,0 +1,70 @@
+package io.squall.functions.worker.kv;
+
+import io.squall.functions.engine.batch.KvPool;
+import io.squall.functions.engine.model.ModelConfig;
+import io.squall.kvgrid.KvEvent;
+import io.squall.kvgrid.WorkerId;
+import io.squall.kvgrid.metrics.KvStats;
+import io.squall.kvgrid.offload.BlockStore;
+import io.squall.kvgrid.offload.DiskBlockStore;
+import io.squall.kvgrid.offload.HostBlockStore;
+import io.squall.kvgrid.offload.OffloadConfig;
+import io.squall.kvgrid.offload.OffloadPolicy;
+import io.squall.kvgrid.pool.KvEventPublisher;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * The sizes of a worker's KV tiers.
+ *
+ * @param blocks G1 pages (blocks of {@code blockSize} tokens)
+ * @param blockSize tokens per block
+ * @param hostBytes G2 capacity in bytes of off-heap host memory; 0 for no G2
+ * @param diskDir G3 directory, or {@code null} for no G3
+ * @param diskBytes G3 capacity in bytes (ignored without a directory)
+ */
+public record KvConfig(int blocks, int blockSize, long hostBytes, Path diskDir, long diskBytes) {
+
+    /** Pages staged between an eviction and its write to lower tiers. */
+    private static final int STAGING_BUFFERS = 64;
+    /** Most blocks one onboard brings back (a 16k-token prefix with 16-token blocks). */
+    private static final int MAX_ONBOARD_BLOCKS = 1024;
+
+    public KvConfig {
+        if (blocks <= 0 || blockSize <= 0) {
+            throw new IllegalArgumentException("KV blocks and block size must be positive");
+        }
+        if (hostBytes < 0 || diskBytes < 0) {
+            throw new IllegalArgumentException("KV tier capacities must not be negative");
+        }
+    }
+
+    /** G1 only: {@code blocks} blocks of 16 tokens. */
+    public static KvConfig inMemory(int blocks) {
+        return new KvConfig(blocks, 16, 0, null, 0);
+    }
+
+    /**
+     * Opens the tiers for {@code model}: G1 always, G2 and G3 when sized. Evicted blocks go to every
+     * lower tier configured; G3 takes only blocks hit at least twice when G2 exists too.
+     *
+     * @param events receives each step's KV events on the scheduler thread; must not block
+     */
+    public KvPool open(ModelConfig model, WorkerId worker, Consumer<List<KvEvent>> events, KvStats stats) {
+        long blockBytes = KvPool.layout(model, blockSize).blockBytes();
+        List<BlockStore> stores = new ArrayList<>();
+        if (hostBytes >= blockBytes) {
+            stores.add(new HostBlockStore(hostBytes / blockBytes * blockBytes, blockBytes));
+        }
+        if (diskDir != null && diskBytes >= blockBytes) {
+            stores.add(new DiskBlockStore(diskDir, diskBytes / blockBytes * blockBytes, blockBytes));
+        }
+        OffloadConfig offload = stores.isEmpty() ? null : new OffloadConfig(stores,
+                new OffloadPolicy(hostBytes >= blockBytes, hostBytes >= blockBytes ? 2 : 0, false),
+                STAGING_BUFFERS, MAX_ONBOARD_BLOCKS);
+        return KvPool.create(model, blocks, blockSize, offload, new KvEventPublisher(worker, events), stats);
+    }
+}
