@@ -18,8 +18,12 @@ import static io.squall.kernels.cpu.Lanes.L;
 
 /**
  * Dot products of one weight row, read in place from its segment, with one activation row: the
- * decode (batch 1) path, where matmul is bound by memory bandwidth. Two accumulators alternate so
- * the FMA latency chain does not limit the block rate.
+ * decode (batch 1) path, where matmul is bound by memory bandwidth.
+ *
+ * <p>{@link #q8_0} and {@link #q4_0} need 16 float lanes ({@link #SIXTEEN_LANES}): each 32-element
+ * block is two vectors, written out without an inner loop or a helper returning a vector (C2 keeps
+ * such loops rolled, and a helper it declines to inline, as happens once other formats have run,
+ * boxes its vectors; both measured 10–30% slower). The {@code AnyWidth} versions serve 8 lanes.
  */
 final class FusedDots {
 
@@ -52,8 +56,48 @@ final class FusedDots {
         return sum;
     }
 
-    /** Q8_0 row of {@code blocks} blocks from byte {@code off}: {@code Σ_blocks d · (qs · x)}. */
+    /** Whether {@link #q8_0}, {@link #q4_0} and {@link KQuantDots#q4_K} fit this machine's vectors. */
+    static final boolean SIXTEEN_LANES = L == 16;
+
+    /** Q8_0 row of {@code blocks} blocks from byte {@code off}: {@code Σ_blocks d · (qs · x)}; 16 lanes. */
     static float q8_0(MemorySegment w, long off, float[] x, int xo, int blocks) {
+        FloatVector acc = FloatVector.zero(F);
+        for (int i = 0; i < blocks; i++) {
+            long base = off + (long) i * Q8_0Codec.BLOCK_BYTES;
+            long qs = base + Q8_0Codec.QS_OFFSET;
+            int xi = xo + i * Q8_0Codec.BLOCK_SIZE;
+            FloatVector part = ((FloatVector) ByteVector.fromMemorySegment(B, w, qs, LE)
+                    .convertShape(VectorOperators.B2F, F, 0)).mul(FloatVector.fromArray(F, x, xi));
+            part = ((FloatVector) ByteVector.fromMemorySegment(B, w, qs + 16, LE)
+                    .convertShape(VectorOperators.B2F, F, 0)).fma(FloatVector.fromArray(F, x, xi + 16), part);
+            acc = part.fma(FloatVector.broadcast(F, Float.float16ToFloat(w.get(LittleEndian.SHORT, base))), acc);
+        }
+        return acc.reduceLanes(VectorOperators.ADD);
+    }
+
+    /**
+     * Q4_0 row of {@code blocks} blocks from byte {@code off}: {@code Σ_blocks d · ((nibbles − 8) · x)};
+     * 16 lanes. The 16 packed bytes are zero-extended to int lanes once, so the low nibble is one
+     * mask and the high nibble one shift (x86 has no byte shifts).
+     */
+    static float q4_0(MemorySegment w, long off, float[] x, int xo, int blocks) {
+        FloatVector acc = FloatVector.zero(F);
+        for (int i = 0; i < blocks; i++) {
+            long base = off + (long) i * Q4_0Codec.BLOCK_BYTES;
+            int xi = xo + i * Q4_0Codec.BLOCK_SIZE;
+            IntVector packed = (IntVector) ByteVector.fromMemorySegment(B, w, base + Q4_0Codec.QS_OFFSET, LE)
+                    .convertShape(VectorOperators.ZERO_EXTEND_B2I, I, 0);
+            FloatVector part = ((FloatVector) packed.and(0x0F).sub(8).convert(VectorOperators.I2F, 0))
+                    .mul(FloatVector.fromArray(F, x, xi));
+            part = ((FloatVector) packed.lanewise(VectorOperators.LSHR, 4).sub(8).convert(VectorOperators.I2F, 0))
+                    .fma(FloatVector.fromArray(F, x, xi + 16), part);
+            acc = part.fma(FloatVector.broadcast(F, Float.float16ToFloat(w.get(LittleEndian.SHORT, base))), acc);
+        }
+        return acc.reduceLanes(VectorOperators.ADD);
+    }
+
+    /** {@link #q8_0} for any {@link Lanes#L}. */
+    static float q8_0AnyWidth(MemorySegment w, long off, float[] x, int xo, int blocks) {
         FloatVector acc0 = FloatVector.zero(F);
         FloatVector acc1 = FloatVector.zero(F);
         int i = 0;
@@ -78,8 +122,8 @@ final class FusedDots {
         return part.fma(FloatVector.broadcast(F, Float.float16ToFloat(w.get(LittleEndian.SHORT, base))), acc);
     }
 
-    /** Q4_0 row of {@code blocks} blocks from byte {@code off}: {@code Σ_blocks d · ((nibbles − 8) · x)}. */
-    static float q4_0(MemorySegment w, long off, float[] x, int xo, int blocks) {
+    /** {@link #q4_0} for any {@link Lanes#L}. */
+    static float q4_0AnyWidth(MemorySegment w, long off, float[] x, int xo, int blocks) {
         FloatVector acc0 = FloatVector.zero(F);
         FloatVector acc1 = FloatVector.zero(F);
         int i = 0;

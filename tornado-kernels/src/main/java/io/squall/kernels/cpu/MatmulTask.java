@@ -3,6 +3,8 @@ package io.squall.kernels.cpu;
 import io.squall.kernels.GgmlType;
 import io.squall.kernels.WeightMatrix;
 import io.squall.kernels.format.Q4_0Codec;
+import io.squall.kernels.format.Q4_KCodec;
+import io.squall.kernels.format.Q6_KCodec;
 import io.squall.kernels.format.Q8_0Codec;
 
 import java.lang.foreign.MemorySegment;
@@ -16,6 +18,8 @@ import java.lang.foreign.MemorySegment;
 final class MatmulTask implements ParallelTask {
 
     private final float[][] decoded;
+    /** {@link BlockSums} of the activation row for the Q4_K dot at batch 1; grows, never shrinks. */
+    private float[] sums = new float[0];
     private final int chunksPerMatrix;
     private WeightMatrix[] ws;
     private float[][] outs;
@@ -51,6 +55,12 @@ final class MatmulTask implements ParallelTask {
             maxCols = Math.max(maxCols, matrices[i].cols());
         }
         firstChunk[matrices.length] = total;
+        if (rowsOfInput == 1 && needsBlockSums(matrices)) {
+            if (sums.length < maxCols / BlockSums.BLOCK) {
+                sums = new float[maxCols / BlockSums.BLOCK];
+            }
+            BlockSums.of(input, 0, maxCols, sums);
+        }
         for (int t = 0; t < decoded.length; t++) {
             if (decoded[t].length < 4 * maxCols) {
                 decoded[t] = new float[4 * maxCols];
@@ -74,11 +84,31 @@ final class MatmulTask implements ParallelTask {
         }
         WeightMatrix w = ws[i];
         int r0 = (chunk - firstChunk[i]) * chunkRows[i];
-        rows(w, x, outs[i], batch, r0, Math.min(w.rows(), r0 + chunkRows[i]), decoded[worker]);
+        rows(w, x, outs[i], batch, r0, Math.min(w.rows(), r0 + chunkRows[i]), decoded[worker], sums);
     }
 
-    /** Output rows {@code [r0, r1)} of {@code w · x} for every activation row. */
-    static void rows(WeightMatrix w, float[] x, float[] out, int batch, int r0, int r1, float[] buffer) {
+    private static void decodeAndDot(WeightMatrix w, float[] x, float[] out, int r0, int r1, float[] buffer) {
+        for (int r = r0; r < r1; r++) {
+            RowDecoder.decode(w.type(), w.data(), r * w.rowBytes(), w.cols(), buffer, 0);
+            out[r] = VectorMath.dot(buffer, 0, x, 0, w.cols());
+        }
+    }
+
+    private static boolean needsBlockSums(WeightMatrix[] matrices) {
+        for (WeightMatrix w : matrices) {
+            if (w.type() == GgmlType.Q4_K) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Output rows {@code [r0, r1)} of {@code w · x} for every activation row; at batch 1 a
+     * Q4_K matrix needs {@code sums} from {@link BlockSums#of}.
+     */
+    static void rows(WeightMatrix w, float[] x, float[] out, int batch, int r0, int r1, float[] buffer,
+                     float[] sums) {
         MemorySegment seg = w.data();
         GgmlType type = w.type();
         long rowBytes = w.rowBytes();
@@ -93,20 +123,33 @@ final class MatmulTask implements ParallelTask {
                 }
                 case Q8_0 -> {
                     for (int r = r0; r < r1; r++) {
-                        out[r] = FusedDots.q8_0(seg, r * rowBytes, x, 0, cols / Q8_0Codec.BLOCK_SIZE);
+                        out[r] = FusedDots.SIXTEEN_LANES
+                                ? FusedDots.q8_0(seg, r * rowBytes, x, 0, cols / Q8_0Codec.BLOCK_SIZE)
+                                : FusedDots.q8_0AnyWidth(seg, r * rowBytes, x, 0, cols / Q8_0Codec.BLOCK_SIZE);
                     }
                 }
                 case Q4_0 -> {
                     for (int r = r0; r < r1; r++) {
-                        out[r] = FusedDots.q4_0(seg, r * rowBytes, x, 0, cols / Q4_0Codec.BLOCK_SIZE);
+                        out[r] = FusedDots.SIXTEEN_LANES
+                                ? FusedDots.q4_0(seg, r * rowBytes, x, 0, cols / Q4_0Codec.BLOCK_SIZE)
+                                : FusedDots.q4_0AnyWidth(seg, r * rowBytes, x, 0, cols / Q4_0Codec.BLOCK_SIZE);
                     }
                 }
-                default -> {
+                case Q4_K -> {
+                    if (!FusedDots.SIXTEEN_LANES) {
+                        decodeAndDot(w, x, out, r0, r1, buffer);
+                        return;
+                    }
                     for (int r = r0; r < r1; r++) {
-                        RowDecoder.decode(type, seg, r * rowBytes, cols, buffer, 0);
-                        out[r] = VectorMath.dot(buffer, 0, x, 0, cols);
+                        out[r] = KQuantDots.q4_K(seg, r * rowBytes, x, 0, sums, cols / Q4_KCodec.BLOCK_SIZE);
                     }
                 }
+                case Q6_K -> {
+                    for (int r = r0; r < r1; r++) {
+                        out[r] = KQuantDots.q6_K(seg, r * rowBytes, x, 0, cols / Q6_KCodec.BLOCK_SIZE);
+                    }
+                }
+                default -> decodeAndDot(w, x, out, r0, r1, buffer);
             }
             return;
         }
