@@ -29,6 +29,8 @@ public final class GridMembers {
         Config config = new Config().setClusterName(grid.clusterName());
         config.setProperty("hazelcast.phone.home.enabled", "false");
         config.setProperty("hazelcast.socket.bind.any", "false");
+        // Through SLF4J, so members log where the process's other logs go (stderr for the CLI).
+        config.setProperty("hazelcast.logging.type", "slf4j");
         NetworkConfig network = config.getNetworkConfig().setPort(grid.port()).setPortAutoIncrement(false);
         network.getInterfaces().setEnabled(true).addInterface(grid.host());
         JoinConfig join = network.getJoin();
