@@ -18,7 +18,7 @@ import java.nio.file.Path;
  */
 final class TestWorker implements AutoCloseable {
 
-    static final int CONTEXT = 512;
+    static final int CONTEXT = 2048;
 
     final Model model;
     final Kernels kernels;

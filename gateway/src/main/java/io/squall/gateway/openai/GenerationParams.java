@@ -69,9 +69,7 @@ public record GenerationParams(String model, Integer maxTokens, int n, List<Stri
         JsonNode streamOptions = Fields.object(request, "stream_options");
         boolean includeUsage = false;
         if (streamOptions != null) {
-            if (!stream) {
-                throw ApiException.invalid("stream_options", "'stream_options' is only allowed when 'stream' is true");
-            }
+            // Read whatever 'stream' says: RSocket clients always stream. A whole response carries usage anyway.
             includeUsage = Fields.bool(streamOptions, "include_usage", false);
         }
         SamplingOptions sampling = new SamplingOptions(
