@@ -18,6 +18,7 @@ import picocli.CommandLine.Command;
                 TokenizeCommand.class,
                 LogitsCommand.class,
                 GenModelCommand.class,
+                BenchCommand.class,
         })
 public final class Squall implements Runnable {
 
