@@ -5,7 +5,6 @@ import io.squall.functions.engine.model.Model;
 import io.squall.functions.worker.ModelSource;
 import io.squall.functions.worker.WorkerConfig;
 import io.squall.functions.worker.micronaut.WorkerApplication;
-import io.squall.functions.worker.passthrough.PassthroughServer;
 import io.squall.kernels.Kernels;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -32,11 +31,8 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--host", defaultValue = "127.0.0.1", description = "address to bind (default: ${DEFAULT-VALUE})")
     String host;
 
-    @Option(names = "--http-port", defaultValue = "8000", description = "health, metrics, RSocket over WebSocket (default: ${DEFAULT-VALUE})")
-    int httpPort;
-
-    @Option(names = "--rsocket-port", defaultValue = "7000", description = "RSocket over TCP (default: ${DEFAULT-VALUE})")
-    int rsocketPort;
+    @CommandLine.Mixin
+    GatewayOptions gateway;
 
     @Option(names = "--grid-port", defaultValue = "5701", description = "the embedded cluster member's port (default: ${DEFAULT-VALUE})")
     int gridPort;
@@ -71,8 +67,6 @@ final class ServeCommand implements Callable<Integer> {
         Kernels kernels = Kernels.best();
         ModelSource shared = ModelSource.shared(loaded, kernels);
         List<AutoCloseable> stages = new ArrayList<>();
-        PassthroughServer front = PassthroughServer.start(host, httpPort, rsocketPort, cluster.discovery().discovery());
-        stages.add(front);
         for (int i = 0; i < workers; i++) {
             WorkerApplication worker = WorkerApplication.start(new WorkerConfig(WorkerRole.AGGREGATED, host, 0, 0,
                     Cluster.NAME, WorkerCommand.batch(maxSequences), kv.config(workers > 1 ? "worker-" + i : null), context),
@@ -80,11 +74,14 @@ final class ServeCommand implements Callable<Integer> {
             stages.add(worker);
             worker.worker().ready().get();
         }
+        GatewayOptions.FrontDoor front = gateway.start(host, loaded.name(), loaded.metadata(), cluster.discovery().discovery());
+        stages.addFirst(front);
         stages.add(kernels);
         stages.add(loaded);
         System.err.println("squall serve: " + workers + " worker(s) serving " + loaded.name() + " on " + kernels.name()
-                + "; generate over RSocket tcp " + host + ":" + front.rsocketPort() + " and ws://" + host + ":"
-                + front.httpPort() + "/rsocket; cluster member " + cluster.address());
+                + "; OpenAI API on http://" + host + ":" + front.server().httpPort() + "/v1, RSocket tcp " + host + ":"
+                + front.server().rsocketTcpPort() + " and ws://" + host + ":" + front.server().rsocketWebSocketPort()
+                + "/rsocket; cluster member " + cluster.address());
         cluster.awaitShutdown(stages.toArray(AutoCloseable[]::new));
         return 0;
     }

@@ -20,6 +20,8 @@ import picocli.CommandLine.Command;
                 GenModelCommand.class,
                 ServeCommand.class,
                 WorkerCommand.class,
+                GatewayCommand.class,
+                BenchCommand.class,
         })
 public final class Squall implements Runnable {
 

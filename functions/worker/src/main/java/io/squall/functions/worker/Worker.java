@@ -72,7 +72,7 @@ public final class Worker implements AutoCloseable {
         this.discovery = Objects.requireNonNull(discovery, "discovery");
         this.kvEvents = Objects.requireNonNull(kvEvents, "kvEvents");
         this.registry = Objects.requireNonNull(registry, "registry");
-        this.metrics = new WorkerMetrics(registry, WorkerMetrics.WORKER);
+        this.metrics = new WorkerMetrics(registry);
         this.id = new InstanceId(config.namespace(), "worker", "generate", ThreadLocalRandom.current().nextLong() >>> 1);
     }
 

@@ -3,7 +3,6 @@
  * or decode) configured by {@link io.squall.functions.worker.WorkerConfig} and fed by a
  * {@link io.squall.functions.worker.ModelSource}. Sub-packages: {@code local} generation in this process,
  * {@code rsocket} the routes, {@code http} the health/metrics/WebSocket port, {@code metrics} Prometheus,
- * {@code passthrough} the minimal forwarder {@code squall serve} uses until the gateway lands, and
- * {@code micronaut} the application wiring.
+ * {@code kv} the KV tiers and event relay, and {@code micronaut} the application wiring.
  */
 package io.squall.functions.worker;

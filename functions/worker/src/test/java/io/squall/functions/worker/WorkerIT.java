@@ -29,7 +29,6 @@ import io.squall.functions.engine.model.Transformer;
 import io.squall.functions.engine.sampling.Sampler;
 import io.squall.functions.engine.sampling.SamplingParams;
 import io.squall.functions.worker.micronaut.WorkerApplication;
-import io.squall.functions.worker.passthrough.PassthroughServer;
 import io.squall.kernels.GgmlType;
 import io.squall.kernels.Kernels;
 import io.squall.kvgrid.grid.GridConfig;
@@ -198,32 +197,6 @@ class WorkerIT {
                     .verify(TIMEOUT);
         } finally {
             rsocket.dispose();
-        }
-    }
-
-    @Test
-    void thePassthroughForwardsStreamsToDiscoveredWorkers() {
-        int[] prompt = {9, 8, 7};
-        int[] expected = greedy(prompt, 5);
-        try (PassthroughServer front = PassthroughServer.start("127.0.0.1", 0, 0, discovery.discovery())) {
-            RSocket rsocket = StageConnections.tcp("127.0.0.1", front.rsocketPort()).block(TIMEOUT);
-            try {
-                StepVerifier.create(new RSocketGenerateClient(rsocket).generate(request("through", prompt, 5)), 0)
-                        .thenRequest(1)
-                        .assertNext(chunk -> assertThat(chunk.tokenIds()).containsExactly(expected[0]))
-                        .thenRequest(Long.MAX_VALUE)
-                        .assertNext(chunk -> assertThat(chunk.tokenIds()).containsExactly(expected[1]))
-                        .assertNext(chunk -> assertThat(chunk.tokenIds()).containsExactly(expected[2]))
-                        .assertNext(chunk -> assertThat(chunk.tokenIds()).containsExactly(expected[3]))
-                        .assertNext(chunk -> assertThat(chunk.tokenIds()).containsExactly(expected[4]))
-                        .assertNext(chunk -> assertThat(chunk.finishReason()).isEqualTo(TokenChunk.FinishReason.LENGTH))
-                        .expectComplete()
-                        .verify(TIMEOUT);
-                assertThat(getUnchecked(front.httpPort(), "/readyz").statusCode()).isEqualTo(200);
-                assertThat(getUnchecked(front.httpPort(), "/metrics").body()).contains("squall_passthrough_requests_total 1.0");
-            } finally {
-                rsocket.dispose();
-            }
         }
     }
 

@@ -15,8 +15,7 @@ import java.util.function.Supplier;
 
 /**
  * A stage's Prometheus metrics, registered into a registry the caller owns (one per stage, so several
- * stages can share a process), named under a prefix ({@value #WORKER}, or {@value #PASSTHROUGH} for the
- * forwarder of {@code squall serve}); for a worker: {@code squall_worker_requests_total},
+ * stages can share a process): {@code squall_worker_requests_total},
  * {@code squall_worker_request_errors_total{code}}, {@code squall_worker_time_to_first_token_seconds},
  * {@code squall_worker_inter_token_latency_seconds}, and from the scheduler's stats
  * {@code squall_worker_running_sequences}, {@code squall_worker_waiting_sequences},
@@ -26,28 +25,23 @@ import java.util.function.Supplier;
 public final class WorkerMetrics {
 
     /** The prefix of a worker's metrics. */
-    public static final String WORKER = "squall_worker";
-    /** The prefix of the pass-through forwarder's metrics. */
-    public static final String PASSTHROUGH = "squall_passthrough";
+    private static final String PREFIX = "squall_worker";
 
-    private final String prefix;
     private final Counter requests;
     private final Counter errors;
     private final Histogram timeToFirstToken;
     private final Histogram interTokenLatency;
     private final AtomicReference<Supplier<BatchStats>> stats = new AtomicReference<>();
 
-    /** @param prefix {@link #WORKER} or {@link #PASSTHROUGH} */
-    public WorkerMetrics(CollectorRegistry registry, String prefix) {
+    public WorkerMetrics(CollectorRegistry registry) {
         Objects.requireNonNull(registry, "registry");
-        this.prefix = Objects.requireNonNull(prefix, "prefix");
-        requests = Counter.build(prefix + "_requests_total", "Generate requests received.").create();
-        errors = Counter.build(prefix + "_request_errors_total", "Generate requests that ended in an error, by error code.")
+        requests = Counter.build(PREFIX + "_requests_total", "Generate requests received.").create();
+        errors = Counter.build(PREFIX + "_request_errors_total", "Generate requests that ended in an error, by error code.")
                 .labelNames("code").create();
-        timeToFirstToken = Histogram.build(prefix + "_time_to_first_token_seconds",
+        timeToFirstToken = Histogram.build(PREFIX + "_time_to_first_token_seconds",
                         "Time from a request's arrival to its first token.")
                 .buckets(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30).create();
-        interTokenLatency = Histogram.build(prefix + "_inter_token_latency_seconds",
+        interTokenLatency = Histogram.build(PREFIX + "_inter_token_latency_seconds",
                         "Time between consecutive tokens of a stream.")
                 .buckets(0.005, 0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56).create();
         registry.register(requests);
@@ -88,11 +82,11 @@ public final class WorkerMetrics {
             }
             BatchStats s = source.get();
             return List.of(
-                    new GaugeMetricFamily(prefix + "_running_sequences", "Sequences in the running batch.", s.running()),
-                    new GaugeMetricFamily(prefix + "_waiting_sequences", "Sequences waiting for admission.", s.waiting()),
-                    new GaugeMetricFamily(prefix + "_kv_blocks_free", "KV blocks not held by any sequence.", s.freeKvBlocks()),
-                    new GaugeMetricFamily(prefix + "_kv_blocks_total", "KV blocks in the pool.", s.totalKvBlocks()),
-                    new CounterMetricFamily(prefix + "_generated_tokens_total", "Tokens generated.", s.generatedTokens()));
+                    new GaugeMetricFamily(PREFIX + "_running_sequences", "Sequences in the running batch.", s.running()),
+                    new GaugeMetricFamily(PREFIX + "_waiting_sequences", "Sequences waiting for admission.", s.waiting()),
+                    new GaugeMetricFamily(PREFIX + "_kv_blocks_free", "KV blocks not held by any sequence.", s.freeKvBlocks()),
+                    new GaugeMetricFamily(PREFIX + "_kv_blocks_total", "KV blocks in the pool.", s.totalKvBlocks()),
+                    new CounterMetricFamily(PREFIX + "_generated_tokens_total", "Tokens generated.", s.generatedTokens()));
         }
     }
 }

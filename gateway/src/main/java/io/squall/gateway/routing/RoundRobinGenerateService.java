@@ -1,4 +1,4 @@
-package io.squall.functions.worker.passthrough;
+package io.squall.gateway.routing;
 
 import io.rsocket.RSocket;
 import io.squall.functions.api.ErrorCode;
@@ -25,7 +25,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The minimal forwarder behind {@code squall serve} until the gateway lands: each request goes to the
+ * The gateway's route to its workers when no KV-aware router is configured: each request goes to the
  * next discovered worker that serves {@code generate} (aggregated or decode), round robin, over one
  * shared RSocket-over-TCP connection per worker, opened on first use and closed when the worker leaves
  * discovery. No worker is a {@code NOT_FOUND} error.

@@ -1,0 +1,47 @@
+package io.squall.cli;
+
+import io.squall.functions.engine.gguf.GgufFile;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+
+/** {@code squall gateway}: the OpenAI gateway as a process of its own, in front of the cluster's workers. */
+@Command(name = "gateway", description = "Run the OpenAI-compatible gateway in front of the workers of a cluster.")
+final class GatewayCommand implements Callable<Integer> {
+
+    @Option(names = "--join", required = true, description = "a cluster member to join, host:port")
+    String join;
+
+    @Option(names = "--model", required = true,
+            description = "the GGUF file the workers serve; the gateway reads only its tokenizer and chat template")
+    Path model;
+
+    @Option(names = "--host", defaultValue = "127.0.0.1", description = "address to bind (default: ${DEFAULT-VALUE})")
+    String host;
+
+    @Option(names = "--grid-port", defaultValue = "0", description = "this process's cluster member port (default: any free)")
+    int gridPort;
+
+    @CommandLine.Mixin
+    GatewayOptions gateway;
+
+    @Override
+    public Integer call() throws Exception {
+        if (!Files.isRegularFile(model)) {
+            throw new IllegalArgumentException("--model " + model + " is not a file");
+        }
+        Cluster cluster = Cluster.join(host, gridPort, join);
+        GgufFile file = GgufFile.open(model);
+        String name = file.metadata().findString("general.name")
+                .orElseGet(() -> model.getFileName().toString().replaceFirst("\\.gguf$", ""));
+        GatewayOptions.FrontDoor front = gateway.start(host, name, file.metadata(), cluster.discovery().discovery());
+        System.err.println("squall gateway: serving " + name + " from the workers of cluster member " + cluster.address()
+                + "; OpenAI API on http://" + host + ":" + front.server().httpPort() + "/v1");
+        cluster.awaitShutdown(front, file);
+        return 0;
+    }
+}

@@ -1,0 +1,124 @@
+package io.squall.cli.bench;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+/** {@code squall bench serve}: streaming load against an OpenAI-compatible server, reported as DESIGN §11a. */
+@Command(name = "serve", description = "Load-test an OpenAI-compatible server with streaming chat requests; print the "
+        + "report JSON and write it (and a PNG of the distributions) to --out.")
+public final class BenchServeCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @ArgGroup(multiplicity = "1")
+    Server server;
+
+    static final class Server {
+        @Option(names = "--url", description = "the server's root URL, e.g. http://127.0.0.1:8000")
+        URI url;
+
+        @Option(names = "--embedded", description = "start a worker and a gateway for this GGUF in this process, on "
+                + "loopback, and measure through them")
+        Path embedded;
+    }
+
+    @Option(names = "--direct", description = "with --embedded: bypass the gateway and call the worker's "
+            + "GenerateService in process (the baseline for the gateway's overhead)")
+    boolean direct;
+
+    @Option(names = "--model", defaultValue = "auto", description = "model name, or auto for the first /v1/models lists "
+            + "(default: ${DEFAULT-VALUE})")
+    String model;
+
+    @Option(names = "--concurrency", defaultValue = "1", description = "requests in flight (default: ${DEFAULT-VALUE})")
+    int concurrency;
+
+    @Option(names = "--requests", defaultValue = "100", description = "requests in all (default: ${DEFAULT-VALUE})")
+    int requests;
+
+    @Option(names = "--isl", defaultValue = "128", description = "input tokens per request (default: ${DEFAULT-VALUE})")
+    int isl;
+
+    @Option(names = "--osl", defaultValue = "128", description = "output tokens per request (default: ${DEFAULT-VALUE})")
+    int osl;
+
+    @Option(names = "--prefix-share", defaultValue = "0", description = "fraction of the input that is a prefix shared by "
+            + "all requests (default: ${DEFAULT-VALUE})")
+    double prefixShare;
+
+    @Option(names = "--turns", defaultValue = "1", description = "turns per simulated user; each resends the history "
+            + "(default: ${DEFAULT-VALUE})")
+    int turns;
+
+    @Option(names = "--rate", defaultValue = "0", description = "conversations started per second (Poisson), 0 for as "
+            + "fast as --concurrency allows (default: ${DEFAULT-VALUE})")
+    double rate;
+
+    @Option(names = "--seed", defaultValue = "0", description = "workload seed (default: ${DEFAULT-VALUE})")
+    long seed;
+
+    @Option(names = "--warmup", defaultValue = "0", description = "requests to run first, unreported, to warm the JIT "
+            + "(default: ${DEFAULT-VALUE})")
+    int warmup;
+
+    @Option(names = "--trace", description = "JSONL trace to replay instead of synthetic prompts")
+    Path trace;
+
+    @Option(names = "--api-key", description = "API key to send as a bearer token")
+    String apiKey;
+
+    @Option(names = "--out", description = "report file (JSON); the PNG is written beside it")
+    Path out;
+
+    @Override
+    public Integer call() throws Exception {
+        if (direct && server.embedded == null) {
+            throw new IllegalArgumentException("--direct needs --embedded");
+        }
+        String name = model.equals("auto") ? "model" : model;
+        try (EmbeddedStack stack = server.embedded == null ? null : new EmbeddedStack(server.embedded, name, !direct);
+             Target target = target(stack)) {
+            Workload workload = trace != null ? Workload.trace(trace)
+                    : Workload.synthetic(requests, isl, osl, prefixShare, turns, seed, LoadGenerator.tokensPerWord(target, seed));
+            LoadGenerator generator = new LoadGenerator(target, concurrency, rate, seed);
+            if (warmup > 0) {
+                generator.run(Workload.synthetic(warmup, isl, osl, 0, 1, ~seed, LoadGenerator.tokensPerWord(target, seed)));
+            }
+            Report.Run run = generator.run(workload);
+            Map<String, Object> report = Report.of(run);
+            ObjectMapper mapper = new ObjectMapper();
+            spec.commandLine().getOut().println(mapper.writeValueAsString(report));
+            spec.commandLine().getOut().flush();
+            if (out != null) {
+                Path parent = out.toAbsolutePath().getParent();
+                Files.createDirectories(parent);
+                mapper.copy().enable(SerializationFeature.INDENT_OUTPUT).writeValue(out.toFile(), report);
+                String png = out.getFileName().toString().replaceFirst("\\.json$", "") + ".png";
+                DistributionPlot.write(run, "squall bench serve: c=" + concurrency + " isl=" + isl + " osl=" + osl
+                        + (direct ? " (direct)" : ""), parent.resolve(png));
+            }
+            run.outcomes().stream().filter(o -> !o.ok()).limit(3)
+                    .forEach(o -> spec.commandLine().getErr().println("squall bench serve: request failed: " + o.error()));
+            return 0;
+        }
+    }
+
+    private Target target(EmbeddedStack stack) {
+        if (stack == null) {
+            return new HttpTarget(server.url, model, apiKey);
+        }
+        return direct ? new DirectTarget(stack.endpoint()) : new HttpTarget(stack.url(), model, apiKey);
+    }
+}

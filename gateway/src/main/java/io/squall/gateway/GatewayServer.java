@@ -1,0 +1,101 @@
+package io.squall.gateway;
+
+import io.squall.gateway.admission.InFlightLimiter;
+import io.squall.gateway.http.MicronautHttpFrontEnd;
+import io.squall.gateway.metrics.GatewayMetrics;
+import io.squall.gateway.rsocket.RSocketFrontEnd;
+import io.squall.gateway.security.ApiKeyGuard;
+import io.squall.gateway.service.ModelRegistry;
+import io.squall.gateway.service.OpenAiService;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * A running gateway: the OpenAI HTTP API, the RSocket client API (TCP and WebSocket) and {@code /metrics},
+ * serving the given models. Start with {@link #start}, stop with {@link #close()}.
+ *
+ * <p>Thread-safe. Several gateways may run in one JVM; each has its own Micronaut context and metrics registry.
+ */
+public final class GatewayServer implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(GatewayServer.class);
+
+    private final GatewayMetrics metrics;
+    private final MicronautHttpFrontEnd http;
+    private final RSocketFrontEnd rsocket;
+
+    private GatewayServer(GatewayMetrics metrics, MicronautHttpFrontEnd http, RSocketFrontEnd rsocket) {
+        this.metrics = metrics;
+        this.http = http;
+        this.rsocket = rsocket;
+    }
+
+    /**
+     * Starts serving; returns once every listener is bound.
+     *
+     * @param config the configuration
+     * @param models model name → endpoint, in the order {@code /v1/models} lists them; not empty
+     * @throws IllegalArgumentException if the models or TLS settings are unusable
+     */
+    public static GatewayServer start(GatewayConfig config, Map<String, ModelEndpoint> models) {
+        Objects.requireNonNull(config, "config");
+        ModelRegistry registry = new ModelRegistry(models);
+        GatewayConfig.Limits limits = config.limits();
+        InFlightLimiter limiter = new InFlightLimiter(limits.maxInFlight(), limits.maxQueued());
+        GatewayMetrics metrics = new GatewayMetrics(limiter::inFlight, limiter::queued);
+        ApiKeyGuard guard = new ApiKeyGuard(config.security().apiKeys(), config.security().rateLimit(), System::nanoTime);
+        OpenAiService service = new OpenAiService(registry, guard, limiter, metrics, limits.requestTimeout());
+        MicronautHttpFrontEnd http = MicronautHttpFrontEnd.start(config, service, metrics);
+        RSocketFrontEnd rsocket;
+        try {
+            rsocket = RSocketFrontEnd.start(config, service);
+        } catch (RuntimeException e) {
+            http.close();
+            throw e;
+        }
+        GatewayServer server = new GatewayServer(metrics, http, rsocket);
+        LOG.info("gateway serving {} model(s) {} on HTTP{} :{}, RSocket TCP :{}, RSocket WebSocket :{}{}; API keys {}",
+                models.size(), models.keySet(), config.security().tls() == null ? "" : "S", server.httpPort(),
+                server.rsocketTcpPort(), server.rsocketWebSocketPort(), RSocketFrontEnd.WEBSOCKET_PATH,
+                config.security().apiKeys().isEmpty() ? "off" : "on (" + config.security().apiKeys().size() + ")");
+        models.forEach((name, endpoint) -> {
+            if (endpoint.randomWeights()) {
+                LOG.info("model {} has RANDOM WEIGHTS: it produces meaningless text", name);
+            }
+        });
+        return server;
+    }
+
+    /** The HTTP (or HTTPS) port. */
+    public int httpPort() {
+        return http.port();
+    }
+
+    /** The RSocket TCP port, or -1 when disabled. */
+    public int rsocketTcpPort() {
+        return rsocket.tcpPort();
+    }
+
+    /** The RSocket WebSocket port (path {@code /rsocket}), or -1 when disabled. */
+    public int rsocketWebSocketPort() {
+        return rsocket.webSocketPort();
+    }
+
+    /** The gateway's metrics, e.g. to register more collectors beside them. */
+    public GatewayMetrics metrics() {
+        return metrics;
+    }
+
+    /** Stops the listeners; in-flight streams are cut off. */
+    @Override
+    public void close() {
+        try {
+            rsocket.close();
+        } finally {
+            http.close();
+        }
+    }
+}

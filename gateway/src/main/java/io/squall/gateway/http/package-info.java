@@ -1,0 +1,2 @@
+/** Micronaut glue: the HTTP server, the OpenAI and operations controllers, framework error mapping, SSE. */
+package io.squall.gateway.http;

@@ -1,0 +1,117 @@
+package io.squall.gateway.metrics;
+
+import io.prometheus.client.CollectorRegistry;
+import io.prometheus.client.Counter;
+import io.prometheus.client.Collector;
+import io.prometheus.client.GaugeMetricFamily;
+import io.prometheus.client.Histogram;
+import io.prometheus.client.exporter.common.TextFormat;
+
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.util.List;
+import java.util.function.IntSupplier;
+
+/**
+ * The gateway's Prometheus metrics, in a registry of its own so several gateways can share a JVM. Names
+ * carry the {@code squall_gateway_} prefix and base units (seconds, tokens). Thread-safe.
+ */
+public final class GatewayMetrics {
+
+    private static final double[] LATENCY_BUCKETS = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
+            1, 2.5, 5, 10, 30, 60, 120};
+    private static final double[] TOKEN_BUCKETS = {1, 8, 32, 128, 512, 1024, 2048, 4096, 8192, 16384, 32768, 131072};
+
+    private final CollectorRegistry registry = new CollectorRegistry(true);
+    private final Counter requests = Counter.build("squall_gateway_requests_total",
+                    "Requests by route, model and HTTP status (499: the client went away).")
+            .labelNames("route", "model", "status").register(registry);
+    private final Histogram ttft = Histogram.build("squall_gateway_time_to_first_token_seconds",
+                    "Time from receiving a request to sending its first generated text.")
+            .labelNames("model").buckets(LATENCY_BUCKETS).register(registry);
+    private final Histogram itl = Histogram.build("squall_gateway_inter_token_latency_seconds",
+                    "Time between successive text deltas of one request.")
+            .labelNames("model").buckets(LATENCY_BUCKETS).register(registry);
+    private final Histogram duration = Histogram.build("squall_gateway_request_duration_seconds",
+                    "Time from receiving a request to its end.")
+            .labelNames("route", "model").buckets(LATENCY_BUCKETS).register(registry);
+    private final Histogram inputTokens = Histogram.build("squall_gateway_input_tokens",
+                    "Prompt tokens per request.")
+            .labelNames("model").buckets(TOKEN_BUCKETS).register(registry);
+    private final Histogram outputTokens = Histogram.build("squall_gateway_output_tokens",
+                    "Generated tokens per request, all choices together.")
+            .labelNames("model").buckets(TOKEN_BUCKETS).register(registry);
+    private final Counter cachedTokens = Counter.build("squall_gateway_cached_tokens_total",
+                    "Prompt tokens whose KV a worker reused.")
+            .labelNames("model").register(registry);
+    private final Counter disconnects = Counter.build("squall_gateway_client_disconnects_total",
+                    "Requests whose client went away before the response ended; their generation was cancelled.")
+            .labelNames("route", "model").register(registry);
+    private final Counter cancellations = Counter.build("squall_gateway_generation_cancellations_total",
+                    "Worker generations the gateway cancelled, by reason (stop_string, disconnect, timeout, error).")
+            .labelNames("reason").register(registry);
+
+    /**
+     * @param inFlight requests holding an in-flight permit
+     * @param queued   requests waiting for one
+     */
+    public GatewayMetrics(IntSupplier inFlight, IntSupplier queued) {
+        gauge("squall_gateway_requests_in_flight", "Requests running now.", inFlight);
+        gauge("squall_gateway_requests_queued", "Requests waiting for an in-flight permit.", queued);
+    }
+
+    private void gauge(String name, String help, IntSupplier value) {
+        new Collector() {
+            @Override
+            public List<MetricFamilySamples> collect() {
+                return List.of(new GaugeMetricFamily(name, help, value.getAsInt()));
+            }
+        }.register(registry);
+    }
+
+    /** The registry, to expose or to add collectors to. */
+    public CollectorRegistry registry() {
+        return registry;
+    }
+
+    /** The Prometheus text exposition (format 0.0.4) of every metric. */
+    public String scrape() {
+        StringWriter out = new StringWriter();
+        try {
+            TextFormat.write004(out, registry.metricFamilySamples());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out.toString();
+    }
+
+    public void request(String route, String model, int status, double seconds) {
+        requests.labels(route, model, Integer.toString(status)).inc();
+        duration.labels(route, model).observe(seconds);
+    }
+
+    public void timeToFirstToken(String model, double seconds) {
+        ttft.labels(model).observe(seconds);
+    }
+
+    public void interTokenLatency(String model, double seconds) {
+        itl.labels(model).observe(seconds);
+    }
+
+    public void tokens(String model, int input, int output, int cached) {
+        inputTokens.labels(model).observe(input);
+        outputTokens.labels(model).observe(output);
+        cachedTokens.labels(model).inc(cached);
+    }
+
+    public void disconnect(String route, String model) {
+        disconnects.labels(route, model).inc();
+        cancellations.labels("disconnect").inc();
+    }
+
+    /** A generation cancelled by the gateway: {@code stop_string}, {@code timeout} or {@code error}. */
+    public void cancellation(String reason) {
+        cancellations.labels(reason).inc();
+    }
+}

@@ -1,0 +1,97 @@
+package io.squall.gateway.openai;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.squall.functions.api.SamplingOptions;
+
+import java.util.List;
+
+/**
+ * The generation parameters chat completions and completions share, validated.
+ *
+ * @param model         the requested model name, not null
+ * @param maxTokens     most tokens to generate per choice, or null to fill the context
+ * @param n             choices to generate, at least 1
+ * @param stop          stop strings, never null
+ * @param sampling      temperature, top-p/top-k, penalties and seed
+ * @param topLogprobs   alternatives per token to report, or -1 when logprobs are off
+ * @param stream        whether to stream chunks
+ * @param includeUsage  whether a streamed response ends with a usage chunk
+ * @param ignoreEos     extension: keep generating past end-of-generation tokens (benchmarks)
+ */
+public record GenerationParams(String model, Integer maxTokens, int n, List<String> stop, SamplingOptions sampling,
+                               int topLogprobs, boolean stream, boolean includeUsage, boolean ignoreEos) {
+
+    /** Most choices one request may ask for. */
+    public static final int MAX_N = 16;
+    /** Most stop strings one request may give. */
+    public static final int MAX_STOP = 16;
+    /** Most alternatives per token one request may ask for. */
+    public static final int MAX_TOP_LOGPROBS = 20;
+
+    public GenerationParams {
+        stop = List.copyOf(stop);
+    }
+
+    /**
+     * Reads the shared fields of a request object.
+     *
+     * @param maxTokensFields the names that give the token budget, first given wins
+     *                        ({@code max_completion_tokens}, {@code max_tokens} for chat)
+     * @param topLogprobs     the endpoint's already-parsed logprobs setting, or -1
+     */
+    static GenerationParams read(JsonNode request, List<String> maxTokensFields, int topLogprobs) {
+        String model = Fields.requiredString(request, "model");
+        Integer maxTokens = null;
+        for (String field : maxTokensFields) {
+            maxTokens = Fields.integer(request, field, 1, Integer.MAX_VALUE);
+            if (maxTokens != null) {
+                break;
+            }
+        }
+        Integer n = Fields.integer(request, "n", 1, MAX_N);
+        Double temperature = Fields.number(request, "temperature", 0, 2);
+        Double topP = Fields.number(request, "top_p", 0, 1);
+        if (topP != null && topP == 0) {
+            throw ApiException.invalid("top_p", "'top_p' must be greater than 0");
+        }
+        Integer topK = Fields.integer(request, "top_k", -1, Integer.MAX_VALUE);
+        Double minP = Fields.number(request, "min_p", 0, 1);
+        Double repetition = Fields.number(request, "repetition_penalty", Double.MIN_VALUE, 10);
+        Double presence = Fields.number(request, "presence_penalty", -2, 2);
+        Double frequency = Fields.number(request, "frequency_penalty", -2, 2);
+        Long seed = Fields.longValue(request, "seed");
+        JsonNode logitBias = Fields.object(request, "logit_bias");
+        if (logitBias != null && !logitBias.isEmpty()) {
+            throw ApiException.invalid("logit_bias", "'logit_bias' is not supported");
+        }
+        Fields.string(request, "user");
+        boolean stream = Fields.bool(request, "stream", false);
+        JsonNode streamOptions = Fields.object(request, "stream_options");
+        boolean includeUsage = false;
+        if (streamOptions != null) {
+            // Read whatever 'stream' says: RSocket clients always stream. A whole response carries usage anyway.
+            includeUsage = Fields.bool(streamOptions, "include_usage", false);
+        }
+        SamplingOptions sampling = new SamplingOptions(
+                temperature == null ? 1.0 : temperature,
+                topK == null || topK < 0 ? 0 : topK,
+                topP == null ? 1.0 : topP,
+                minP == null ? 0 : minP,
+                repetition == null ? 1.0 : repetition,
+                presence == null ? 0 : presence,
+                frequency == null ? 0 : frequency,
+                seed);
+        return new GenerationParams(model, maxTokens, n == null ? 1 : n, Fields.stop(request, MAX_STOP), sampling,
+                topLogprobs, stream, includeUsage, Fields.bool(request, "ignore_eos", false));
+    }
+
+    /** The sampling options of choice {@code index}: with a seed, each choice gets its own derived seed. */
+    public SamplingOptions samplingFor(int index) {
+        if (sampling.seed() == null || index == 0) {
+            return sampling;
+        }
+        SamplingOptions s = sampling;
+        return new SamplingOptions(s.temperature(), s.topK(), s.topP(), s.minP(), s.repetitionPenalty(),
+                s.presencePenalty(), s.frequencyPenalty(), s.seed() + index);
+    }
+}

@@ -1,0 +1,88 @@
+package io.squall.gateway;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.hazelcast.core.HazelcastInstance;
+import io.squall.functions.api.discovery.WorkerRole;
+import io.squall.functions.api.discovery.hazelcast.DiscoveryConfig;
+import io.squall.functions.api.discovery.hazelcast.HazelcastDiscovery;
+import io.squall.functions.engine.batch.BatchConfig;
+import io.squall.functions.engine.gguf.GgufFile;
+import io.squall.functions.engine.model.Architecture;
+import io.squall.functions.engine.model.RandomModel;
+import io.squall.functions.worker.ModelSource;
+import io.squall.functions.worker.WorkerConfig;
+import io.squall.functions.worker.kv.KvConfig;
+import io.squall.functions.worker.micronaut.WorkerApplication;
+import io.squall.gateway.routing.RoundRobinGenerateService;
+import io.squall.kernels.GgmlType;
+import io.squall.kvgrid.grid.GridConfig;
+import io.squall.kvgrid.grid.GridMembers;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.ServerSocket;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The path {@code squall serve} takes: two real workers registered in Hazelcast discovery, the gateway
+ * routing round robin to them over RSocket, an OpenAI client over HTTP.
+ */
+class ClusterGatewayIT {
+
+    private static final String CHAT = """
+            {"model":"m","messages":[{"role":"user","content":"Hello there"}],"max_tokens":6,"temperature":0}""";
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void chatCompletionsAreServedByEveryDiscoveredWorkerAlike() throws Exception {
+        Path model = dir.resolve("m.gguf");
+        RandomModel.write(new RandomModel.Spec(Architecture.LLAMA, new RandomModel.Shape(64, 2, 4, 2, 96, 512),
+                GgmlType.Q8_0, null, 17), model);
+        int port;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            port = socket.getLocalPort();
+        }
+        HazelcastInstance member = GridMembers.start(new GridConfig("gateway-it-" + port, "127.0.0.1", port,
+                List.of("127.0.0.1:" + port), 1, 1000));
+        List<WorkerApplication> workers = new ArrayList<>();
+        try (HazelcastDiscovery discovery = new HazelcastDiscovery(member, DiscoveryConfig.defaults());
+             RoundRobinGenerateService route = new RoundRobinGenerateService(discovery.discovery());
+             GgufFile file = GgufFile.open(model)) {
+            for (int i = 0; i < 2; i++) {
+                WorkerApplication worker = WorkerApplication.start(WorkerConfig.loopback(WorkerRole.AGGREGATED,
+                        BatchConfig.defaults(), KvConfig.inMemory(256)), ModelSource.file(model), discovery.discovery());
+                workers.add(worker);
+                worker.worker().ready().get(60, TimeUnit.SECONDS);
+            }
+            try (GatewayServer gateway = GatewayServer.start(GatewayConfig.loopback(),
+                    Map.of("m", ModelEndpoint.fromGguf(file.metadata(), route)))) {
+                Http http = Http.to(gateway);
+                List<String> replies = new ArrayList<>();
+                for (int i = 0; i < 2; i++) {
+                    HttpResponse<String> response = http.post("/v1/chat/completions", CHAT);
+                    assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+                    JsonNode json = new ObjectMapper().readTree(response.body());
+                    assertThat(json.at("/usage/completion_tokens").asInt()).isBetween(1, 6);
+                    replies.add(json.at("/choices/0/message/content").asText());
+                }
+                assertThat(replies.get(1)).as("greedy output does not depend on the worker").isEqualTo(replies.get(0));
+                for (WorkerApplication worker : workers) {
+                    assertThat(worker.worker().stats().generatedTokens()).as("each worker served one request").isPositive();
+                }
+            }
+        } finally {
+            workers.forEach(WorkerApplication::close);
+            member.getLifecycleService().terminate();
+        }
+    }
+}

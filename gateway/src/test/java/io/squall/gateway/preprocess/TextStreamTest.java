@@ -1,0 +1,90 @@
+package io.squall.gateway.preprocess;
+
+import io.squall.functions.api.TokenChunk;
+import io.squall.functions.engine.model.Architecture;
+import io.squall.functions.engine.model.Model;
+import io.squall.functions.engine.model.RandomModel;
+import io.squall.functions.engine.tokenizer.Tokenizer;
+import io.squall.functions.engine.tokenizer.Tokenizers;
+import io.squall.kernels.GgmlType;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import reactor.core.publisher.Flux;
+import reactor.test.StepVerifier;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class TextStreamTest {
+
+    @TempDir
+    static Path dir;
+    private static Tokenizer tokenizer;
+
+    @BeforeAll
+    static void vocabulary() {
+        Path file = dir.resolve("v.gguf");
+        RandomModel.write(new RandomModel.Spec(Architecture.LLAMA, new RandomModel.Shape(32, 1, 2, 2, 32, 64),
+                GgmlType.F32, null, 1), file);
+        try (Model model = Model.load(file)) {
+            tokenizer = Tokenizers.fromGguf(model.metadata());
+        }
+    }
+
+    /** One chunk per UTF-8 byte of {@code text} (byte-level vocabulary: id = byte), then the end. */
+    private static Flux<TokenChunk> bytes(String text, AtomicBoolean cancelled) {
+        byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+        return Flux.range(0, bytes.length)
+                .map(i -> new TokenChunk(new int[] {bytes[i] & 0xFF}, List.of(), null, null))
+                .concatWith(Flux.just(new TokenChunk(new int[0], List.of(), TokenChunk.FinishReason.LENGTH,
+                        new TokenChunk.Usage(3, bytes.length, 2))))
+                .doOnCancel(() -> cancelled.set(true));
+    }
+
+    @Test
+    void neverEmitsHalfACharacterAndReportsTheWorkersUsage() {
+        AtomicBoolean cancelled = new AtomicBoolean();
+        List<TextDelta> deltas = TextStream.of(bytes("añ€😀", cancelled), tokenizer, List.of(), 3, () -> { })
+                .collectList().block();
+        assertThat(deltas).extracting(TextDelta::text).containsExactly("a", "ñ", "€", "😀", "");
+        assertThat(deltas.getLast().finishReason()).isEqualTo(TextDelta.FinishReason.LENGTH);
+        assertThat(deltas.getLast().usage().cachedTokens()).isEqualTo(2);
+        assertThat(deltas.stream().mapToInt(TextDelta::tokens).sum()).isEqualTo("añ€😀".getBytes(StandardCharsets.UTF_8).length);
+    }
+
+    @Test
+    void aStopStringEndsTheStreamHidesItselfAndCancelsTheUpstream() {
+        AtomicBoolean cancelled = new AtomicBoolean();
+        AtomicInteger stops = new AtomicInteger();
+        StepVerifier.create(TextStream.of(bytes("hello STOP more", cancelled), tokenizer, List.of("STOP", "xyz"), 3,
+                        stops::incrementAndGet).map(TextDelta::text).reduce(String::concat))
+                .expectNext("hello ")
+                .verifyComplete();
+        assertThat(cancelled).isTrue();
+        assertThat(stops).hasValue(1);
+    }
+
+    @Test
+    void aHeldBackPrefixThatIsNotAStopIsReleasedAtTheEnd() {
+        List<TextDelta> deltas = TextStream.of(bytes("abST", new AtomicBoolean()), tokenizer, List.of("STOP"), 3, () -> { })
+                .collectList().block();
+        assertThat(deltas).extracting(TextDelta::text).containsExactly("a", "b", "ST");
+        assertThat(deltas.getLast().isLast()).isTrue();
+    }
+
+    @Test
+    void demandIsPassedThrough() {
+        StepVerifier.create(TextStream.of(bytes("abcdef", new AtomicBoolean()), tokenizer, List.of(), 3, () -> { }), 2)
+                .expectNextCount(2)
+                .thenRequest(1)
+                .expectNextCount(1)
+                .thenCancel()
+                .verify();
+    }
+}
