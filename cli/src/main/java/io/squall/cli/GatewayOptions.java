@@ -27,6 +27,14 @@ final class GatewayOptions {
     @Option(names = "--api-keys", description = "file of accepted API keys, one per line (default: no authentication)")
     Path apiKeys;
 
+    @Option(names = "--served-model-name", description = "the model id clients send (default: the file name without .gguf)")
+    String servedModelName;
+
+    /** The id clients use for the model in {@code file}. */
+    String modelId(Path file) {
+        return servedModelName != null ? servedModelName : file.getFileName().toString().replaceFirst("\\.gguf$", "");
+    }
+
     /** A running gateway and the route it sends requests by; closing stops both. */
     record FrontDoor(GatewayServer server, RoundRobinGenerateService route) implements AutoCloseable {
         @Override

@@ -74,11 +74,11 @@ final class ServeCommand implements Callable<Integer> {
             stages.add(worker);
             worker.worker().ready().get();
         }
-        GatewayOptions.FrontDoor front = gateway.start(host, loaded.name(), loaded.metadata(), cluster.discovery().discovery());
+        GatewayOptions.FrontDoor front = gateway.start(host, gateway.modelId(file), loaded.metadata(), cluster.discovery().discovery());
         stages.addFirst(front);
         stages.add(kernels);
         stages.add(loaded);
-        System.err.println("squall serve: " + workers + " worker(s) serving " + loaded.name() + " on " + kernels.name()
+        System.err.println("squall serve: " + workers + " worker(s) serving " + gateway.modelId(file) + " on " + kernels.name()
                 + "; OpenAI API on http://" + host + ":" + front.server().httpPort() + "/v1, RSocket tcp " + host + ":"
                 + front.server().rsocketTcpPort() + " and ws://" + host + ":" + front.server().rsocketWebSocketPort()
                 + "/rsocket; cluster member " + cluster.address());
