@@ -121,4 +121,44 @@ class TransformerTest {
             assertThat(cache.length()).isZero();
         }
     }
+
+    @Test
+    void appliesLlama3RopeFrequencyFactors() {
+        long seed = System.nanoTime();
+        SplittableRandom random = new SplittableRandom(seed);
+        Path plain = randomModel(Architecture.LLAMA, GgmlType.F32, 64, 96, seed);
+        Path scaled = dir.resolve("llama3-rope-" + seed + ".gguf");
+        float[] factors = new float[8]; // head width 16: 8 frequencies
+        for (int i = 0; i < factors.length; i++) {
+            factors[i] = 1 + 7 * (float) random.nextDouble();
+        }
+        try (io.squall.functions.engine.gguf.GgufFile source = io.squall.functions.engine.gguf.GgufFile.open(plain)) {
+            io.squall.functions.engine.gguf.GgufWriter writer = new io.squall.functions.engine.gguf.GgufWriter()
+                    .putAll(source.metadata());
+            for (io.squall.functions.engine.gguf.GgufTensor tensor : source.tensors()) {
+                writer.addTensor(tensor.name(), tensor.type(), tensor.dims(), source.tensorData(tensor));
+            }
+            writer.addTensor("rope_freqs.weight", GgmlType.F32, new long[] {factors.length},
+                    java.lang.foreign.MemorySegment.ofArray(factors));
+            writer.write(scaled);
+        }
+        int[] prompt = randomPrompt(random, 40, 256);
+        try (Model withFactors = Model.load(scaled); Model without = Model.load(plain)) {
+            assertThat(withFactors.weights().ropeFrequencyFactors()).containsExactly(factors);
+            float[] scaledLogits = lastLogits(withFactors, prompt);
+            double[] expected = new Float64Transformer(withFactors).lastLogits(prompt);
+            for (int i = 0; i < scaledLogits.length; i++) {
+                assertThat((double) scaledLogits[i]).as("logit %d (seed %d)", i, seed).isCloseTo(expected[i], within(1e-4));
+            }
+            float[] plainLogits = lastLogits(without, prompt);
+            assertThat(plainLogits).as("the factors change the result").isNotEqualTo(scaledLogits);
+        }
+    }
+
+    private static float[] lastLogits(Model model, int[] prompt) {
+        Transformer transformer = new Transformer(model.config(), model.weights(), kernels, 256);
+        float[] logits = new float[model.config().vocabSize()];
+        transformer.forward(List.of(new Transformer.Segment(transformer.newCache(), prompt, 0, prompt.length, logits)));
+        return logits;
+    }
 }
