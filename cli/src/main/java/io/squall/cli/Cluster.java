@@ -2,6 +2,7 @@ package io.squall.cli;
 
 import com.hazelcast.core.HazelcastInstance;
 import io.squall.functions.worker.kv.KvEventRelay;
+import io.squall.functions.worker.kv.KvSharing;
 import io.squall.kvgrid.grid.BlockDirectory;
 import io.squall.functions.api.discovery.hazelcast.DiscoveryConfig;
 import io.squall.functions.api.discovery.hazelcast.HazelcastDiscovery;
@@ -28,12 +29,14 @@ final class Cluster implements AutoCloseable {
 
     private final HazelcastInstance member;
     private final HazelcastDiscovery discovery;
+    private final BlockDirectory directory;
     private final KvEventRelay kvEvents;
 
     private Cluster(HazelcastInstance member) {
         this.member = member;
         this.discovery = new HazelcastDiscovery(member, DiscoveryConfig.defaults());
-        this.kvEvents = new KvEventRelay(new BlockDirectory(member)::apply, KV_EVENT_BACKLOG);
+        this.directory = new BlockDirectory(member);
+        this.kvEvents = new KvEventRelay(directory::apply, KV_EVENT_BACKLOG);
     }
 
     /**
@@ -50,9 +53,12 @@ final class Cluster implements AutoCloseable {
         return discovery;
     }
 
-    /** Publishes workers' KV events to the cluster-wide block directory, off their scheduler threads. */
-    KvEventRelay kvEvents() {
-        return kvEvents;
+    /**
+     * Workers' KV sharing: events published to the cluster-wide block directory off their scheduler
+     * threads, and prefixes other workers offloaded onboarded through that directory.
+     */
+    KvSharing kvSharing() {
+        return KvSharing.cluster(kvEvents, directory);
     }
 
     String address() {

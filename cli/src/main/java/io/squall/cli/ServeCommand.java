@@ -70,7 +70,7 @@ final class ServeCommand implements Callable<Integer> {
         for (int i = 0; i < workers; i++) {
             WorkerApplication worker = WorkerApplication.start(new WorkerConfig(WorkerRole.AGGREGATED, host, 0, 0,
                     Cluster.NAME, WorkerCommand.batch(maxSequences), kv.config(workers > 1 ? "worker-" + i : null), context),
-                    shared, cluster.discovery().discovery(), cluster.kvEvents());
+                    shared, cluster.discovery().discovery(), cluster.kvSharing());
             stages.add(worker);
             worker.worker().ready().get();
         }

@@ -58,7 +58,7 @@ final class WorkerCommand implements Callable<Integer> {
                 batch(maxSequences), kv.config(), context);
         Cluster cluster = Cluster.join(host, gridPort, join);
         WorkerApplication worker = WorkerApplication.start(config, ModelSource.file(model), cluster.discovery().discovery(),
-                cluster.kvEvents());
+                cluster.kvSharing());
         try {
             WorkerInstance instance = worker.worker().ready().get();
             System.err.println("squall worker: " + instance.id() + " serving " + instance.model() + " as " + instance.role()

@@ -159,7 +159,7 @@ public final class BatchingTransportBenchmark {
         try (Engine engine = engine(model, kernels, PROMPT + outputTokens + 1, true)) {
             BatchScheduler scheduler = engine.scheduler();
             GenerateService local = new SchedulerGenerateService(scheduler);
-            CloseableChannel server = RSocketServer.create(SocketAcceptor.with(new StageResponder(() -> local)))
+            CloseableChannel server = RSocketServer.create(SocketAcceptor.with(new StageResponder(() -> local, () -> request -> Flux.empty())))
                     .payloadDecoder(PayloadDecoder.ZERO_COPY)
                     .bind(TcpServerTransport.create("127.0.0.1", 0))
                     .block(Duration.ofSeconds(10));

@@ -144,9 +144,33 @@ public final class OffloadManager implements EvictionSink, AutoCloseable {
                 blockBytes, stats);
     }
 
-    /** Reads the block from the fastest tier that yields verified bytes; {@code null} if none does. */
+    /**
+     * Reads the block from this worker's own lower tiers (G2, then G3) into {@code target} on the
+     * caller's thread, for serving it to another worker; G4 (the shared grid, or other workers) is never
+     * read, so serving cannot recurse into the cluster. A copy failing verification is dropped by its
+     * store and recorded as removed. Thread-safe (the stores are); may block on disk I/O.
+     *
+     * @param target at least {@link OffloadConfig#blockBytes()} bytes; unspecified unless a tier is returned
+     * @return the tier that yielded verified bytes, or {@code null} when no local tier holds the block
+     */
+    public Tier readLocal(BlockHash hash, MemorySegment target) {
+        Objects.requireNonNull(hash, "hash");
+        Objects.requireNonNull(target, "target");
+        return readAny(hash, target, config.stores().stream().filter(store -> store.tier() != Tier.G4).toList());
+    }
+
+    /** Size of every page the lower tiers hold, in bytes. */
+    public long blockBytes() {
+        return blockBytes;
+    }
+
     private Tier readAny(BlockHash hash, MemorySegment target) {
-        for (BlockStore store : config.stores()) {
+        return readAny(hash, target, config.stores());
+    }
+
+    /** Reads the block from the fastest of {@code stores} that yields verified bytes; {@code null} if none does. */
+    private Tier readAny(BlockHash hash, MemorySegment target, List<BlockStore> stores) {
+        for (BlockStore store : stores) {
             ReadResult result = store.read(hash, target);
             if (result == ReadResult.HIT) {
                 return store.tier();

@@ -18,6 +18,8 @@ import io.squall.kvgrid.pool.KvElementType;
 import io.squall.kvgrid.pool.KvEventPublisher;
 import io.squall.kvgrid.pool.KvLayout;
 import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -204,6 +206,72 @@ class OffloadManagerTest {
             assertThat(stored.parent()).isEqualTo(new BlockHash(1));
             assertThat(stored.tier()).isEqualTo(Tier.G1);
         });
+    }
+
+    @Test
+    void readLocalServesOwnTiersOnlyAndDropsCorruptCopies() throws Exception {
+        HostBlockStore host = closeLater(new HostBlockStore(BLOCK_BYTES, BLOCK_BYTES));
+        DiskBlockStore disk = closeLater(new DiskBlockStore(directory, 1 << 20, BLOCK_BYTES));
+        HostBlockStore shared = closeLater(new HostBlockStore(4 * BLOCK_BYTES, BLOCK_BYTES));
+        BlockStore grid = new ForwardingStore(shared, Tier.G4);
+        OffloadManager manager = closeLater(new OffloadManager(
+                new OffloadConfig(List.of(grid, disk, host), new OffloadPolicy(true, 0, false), 8, 16), publisher,
+                KvStats.NONE));
+        MemorySegment page = Pages.random(random, BLOCK_BYTES);
+        host.put(new BlockHash(1), page);
+        disk.put(new BlockHash(2), page);
+        disk.put(new BlockHash(3), page);
+        shared.put(new BlockHash(4), page);
+        flipByte(disk.fileOf(new BlockHash(3)));
+        MemorySegment target = Arena.ofAuto().allocate(BLOCK_BYTES);
+
+        assertThat(manager.readLocal(new BlockHash(1), target)).isEqualTo(Tier.G2);
+        assertThat(Pages.crc(target)).as("seed %d", seed).isEqualTo(Pages.crc(page));
+        assertThat(manager.readLocal(new BlockHash(2), target)).isEqualTo(Tier.G3);
+        assertThat(Pages.crc(target)).as("seed %d", seed).isEqualTo(Pages.crc(page));
+        assertThat(manager.readLocal(new BlockHash(3), target)).isNull();
+        assertThat(manager.readLocal(new BlockHash(4), target)).isNull();
+        assertThat(manager.onboard(List.of(new StoredBlock(new BlockHash(4), new LocalBlockHash(4))), 0)
+                .get(30, TimeUnit.SECONDS).sources()).containsExactly(Tier.G4);
+        publisher.flush();
+        assertThat(hashesOf(KvEvent.Removed.class, Tier.G3)).containsExactly(new BlockHash(3));
+    }
+
+    /** A store presenting another one as a different tier. */
+    private record ForwardingStore(BlockStore inner, Tier tier) implements BlockStore {
+        @Override
+        public long blockBytes() {
+            return inner.blockBytes();
+        }
+
+        @Override
+        public List<BlockHash> put(BlockHash hash, MemorySegment page) {
+            return inner.put(hash, page);
+        }
+
+        @Override
+        public ReadResult read(BlockHash hash, MemorySegment target) {
+            return inner.read(hash, target);
+        }
+
+        @Override
+        public boolean contains(BlockHash hash) {
+            return inner.contains(hash);
+        }
+
+        @Override
+        public boolean remove(BlockHash hash) {
+            return inner.remove(hash);
+        }
+
+        @Override
+        public long blockCount() {
+            return inner.blockCount();
+        }
+
+        @Override
+        public void close() {
+        }
     }
 
     private void flipByte(Path file) throws IOException {

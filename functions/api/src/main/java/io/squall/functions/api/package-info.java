@@ -1,8 +1,9 @@
 /**
  * The wire protocol shared by every stage: RSocket {@link io.squall.functions.api.Routes}, the request
  * and response records of each route, the {@link io.squall.functions.api.ErrorCode}s carried in error
- * frames, and {@link io.squall.functions.api.GenerateService}, the contract a worker serves and a gateway
- * calls. Sub-packages: {@code codec} the binary encoding, {@code rsocket} the RSocket glue and client,
+ * frames, {@link io.squall.functions.api.GenerateService}, the contract a worker serves and a gateway
+ * calls, and {@link io.squall.functions.api.KvFetchService}, the contract by which workers read each
+ * other's offloaded KV blocks. Sub-packages: {@code codec} the binary encoding, {@code rsocket} the RSocket glue and client,
  * {@code discovery} registration and lookup of stages (Hazelcast glue in {@code discovery.hazelcast}).
  */
 package io.squall.functions.api;

@@ -7,6 +7,7 @@ import io.rsocket.frame.decoder.PayloadDecoder;
 import io.rsocket.transport.netty.server.CloseableChannel;
 import io.rsocket.transport.netty.server.TcpServerTransport;
 import io.squall.functions.api.GenerateService;
+import io.squall.functions.api.KvFetchService;
 import io.squall.functions.api.discovery.Discovery;
 import io.squall.functions.api.discovery.InstanceId;
 import io.squall.functions.api.discovery.LoadReport;
@@ -14,7 +15,11 @@ import io.squall.functions.api.discovery.Registration;
 import io.squall.functions.api.discovery.WorkerInstance;
 import io.squall.functions.engine.batch.BatchScheduler;
 import io.squall.functions.engine.batch.KvPool;
-import io.squall.functions.worker.kv.KvEventSink;
+import io.squall.functions.worker.kv.KvPeers;
+import io.squall.functions.worker.kv.KvSharing;
+import io.squall.functions.worker.kv.LowerTierFetchService;
+import io.squall.functions.worker.kv.RemoteBlockStore;
+import io.squall.functions.worker.rsocket.RSocketKvPeers;
 import io.squall.kvgrid.metrics.prometheus.PrometheusKvStats;
 import io.squall.functions.engine.batch.BatchStats;
 import io.squall.functions.engine.model.Transformer;
@@ -25,6 +30,7 @@ import io.squall.functions.worker.local.SchedulerGenerateService;
 import io.squall.functions.worker.metrics.MeteredGenerateService;
 import io.squall.functions.worker.metrics.WorkerMetrics;
 import io.squall.functions.worker.rsocket.StageResponder;
+import reactor.core.publisher.Flux;
 import reactor.netty.DisposableServer;
 
 import java.time.Duration;
@@ -38,13 +44,16 @@ import java.util.concurrent.ThreadLocalRandom;
  *
  * <p>Lifecycle: {@link #start()} binds both ports at once (so {@code /healthz} answers and
  * {@code /readyz} says 503) and loads the model on a background thread; when the scheduler runs, the
- * {@code generate} route opens, {@code /readyz} turns 200 and the worker registers itself, and
- * {@link #ready()} completes. {@link #close()} deregisters first, then closes the servers (ending
+ * {@code generate} and {@code kv.fetch} routes open, {@code /readyz} turns 200 and the worker
+ * registers itself, and {@link #ready()} completes. With a block directory ({@link KvSharing}) the
+ * worker also onboards prefixes that other workers offloaded, fetching them over {@code kv.fetch}. {@link #close()} deregisters first, then closes the servers (ending
  * open streams), the scheduler and the engine. Thread-safe.
  */
 public final class Worker implements AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(Worker.class.getName());
+    /** Longest wait to connect to another worker, and for one block fetched from it, on the offload thread. */
+    private static final Duration KV_FETCH_TIMEOUT = Duration.ofSeconds(5);
 
     private final WorkerConfig config;
     private final ModelSource models;
@@ -55,25 +64,29 @@ public final class Worker implements AutoCloseable {
     private final CompletableFuture<WorkerInstance> ready = new CompletableFuture<>();
     private final Object lock = new Object();
     private volatile GenerateService service;
+    private volatile KvFetchService kvFetch;
     private CloseableChannel tcp;
     private DisposableServer http;
     private Engine engine;
     private BatchScheduler scheduler;
     private KvPool kv;
-    private final KvEventSink kvEvents;
+    private final KvSharing sharing;
+    /** Other workers to onboard blocks from; {@code null} without a block directory. */
+    private final KvPeers peers;
     private Registration registration;
     private boolean closed;
 
     /** @param registry receives this worker's metrics and is what {@code /metrics} serves */
-    public Worker(WorkerConfig config, ModelSource models, Discovery discovery, KvEventSink kvEvents,
+    public Worker(WorkerConfig config, ModelSource models, Discovery discovery, KvSharing sharing,
                   CollectorRegistry registry) {
         this.config = Objects.requireNonNull(config, "config");
         this.models = Objects.requireNonNull(models, "models");
         this.discovery = Objects.requireNonNull(discovery, "discovery");
-        this.kvEvents = Objects.requireNonNull(kvEvents, "kvEvents");
+        this.sharing = Objects.requireNonNull(sharing, "sharing");
         this.registry = Objects.requireNonNull(registry, "registry");
         this.metrics = new WorkerMetrics(registry);
         this.id = new InstanceId(config.namespace(), "worker", "generate", ThreadLocalRandom.current().nextLong() >>> 1);
+        this.peers = sharing.directory() == null ? null : new RSocketKvPeers(discovery, KV_FETCH_TIMEOUT);
     }
 
     /** Binds the ports and starts loading the model; returns once both ports accept connections. */
@@ -82,7 +95,7 @@ public final class Worker implements AutoCloseable {
             if (tcp != null || closed) {
                 throw new IllegalStateException("a worker starts once");
             }
-            StageResponder responder = new StageResponder(() -> service);
+            StageResponder responder = new StageResponder(() -> service, () -> kvFetch);
             tcp = RSocketServer.create(SocketAcceptor.with(responder))
                     .payloadDecoder(PayloadDecoder.ZERO_COPY)
                     .bind(TcpServerTransport.create(config.host(), config.rsocketPort()))
@@ -104,7 +117,9 @@ public final class Worker implements AutoCloseable {
             Tokenizer tokenizer = Tokenizers.fromGguf(opened.model().metadata());
             Transformer transformer = new Transformer(opened.model().config(), opened.model().weights(), opened.kernels(),
                     config.maxPositions());
-            KvPool pool = config.kv().open(opened.model().config(), id.workerId(), kvEvents, new PrometheusKvStats(registry));
+            KvPool pool = config.kv().open(opened.model().config(), id.workerId(), sharing.events(),
+                    new PrometheusKvStats(registry), peers == null ? null : blockBytes -> new RemoteBlockStore(
+                            sharing.directory()::locations, id.workerId(), peers, blockBytes, KV_FETCH_TIMEOUT));
             BatchScheduler started = new BatchScheduler(transformer, config.batch(), tokenizer::isEndOfGeneration, pool);
             WorkerInstance instance = new WorkerInstance(id, config.role(), opened.model().name(), config.host(),
                     rsocketPort(), httpPort(), config.batch().maxRunningSequences(), LoadReport.idle(config.kv().blocks()));
@@ -120,6 +135,7 @@ public final class Worker implements AutoCloseable {
                 kv = pool;
                 metrics.observe(started::stats);
                 service = new MeteredGenerateService(new SchedulerGenerateService(started), metrics);
+                kvFetch = pool.offload() == null ? request -> Flux.empty() : new LowerTierFetchService(pool.offload());
                 registration = discovery.register(instance, () -> load(started.stats()));
             }
             LOG.log(System.Logger.Level.INFO, "worker {0} ready: model {1}, kernels {2}", id, instance.model(),
@@ -180,6 +196,7 @@ public final class Worker implements AutoCloseable {
             }
             closed = true;
             service = null;
+            kvFetch = null;
             if (registration != null) {
                 registration.close();
             }
@@ -196,6 +213,9 @@ public final class Worker implements AutoCloseable {
             }
             if (engine != null) {
                 engine.close();
+            }
+            if (peers != null) {
+                peers.close();
             }
         }
         LOG.log(System.Logger.Level.INFO, "worker {0} stopped", id);

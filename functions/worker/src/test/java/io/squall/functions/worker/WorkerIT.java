@@ -7,6 +7,7 @@ import io.rsocket.RSocket;
 import io.rsocket.util.ByteBufPayload;
 import io.squall.functions.api.ErrorCode;
 import io.squall.functions.api.GenerateRequest;
+import io.squall.functions.api.KvFetchRequest;
 import io.squall.functions.api.Routes;
 import io.squall.functions.api.SamplingOptions;
 import io.squall.functions.api.StageException;
@@ -17,6 +18,7 @@ import io.squall.functions.api.discovery.hazelcast.DiscoveryConfig;
 import io.squall.functions.api.discovery.hazelcast.HazelcastDiscovery;
 import io.squall.functions.api.rsocket.RSocketErrors;
 import io.squall.functions.api.rsocket.RSocketGenerateClient;
+import io.squall.functions.api.rsocket.RSocketKvFetchClient;
 import io.squall.functions.api.rsocket.RouteMetadata;
 import io.squall.functions.api.rsocket.StageConnections;
 import io.squall.functions.engine.batch.BatchConfig;
@@ -31,6 +33,7 @@ import io.squall.functions.engine.sampling.SamplingParams;
 import io.squall.functions.worker.micronaut.WorkerApplication;
 import io.squall.kernels.GgmlType;
 import io.squall.kernels.Kernels;
+import io.squall.kvgrid.BlockHash;
 import io.squall.kvgrid.grid.GridConfig;
 import io.squall.kvgrid.grid.GridMembers;
 import org.junit.jupiter.api.AfterAll;
@@ -204,7 +207,7 @@ class WorkerIT {
     void routesThatAreNotServedYetAnswerNotFound() {
         RSocket rsocket = connect("tcp");
         try {
-            for (String route : List.of(Routes.KV_FETCH, "no.such.route")) {
+            for (String route : List.of(Routes.PREFILL, "no.such.route")) {
                 StepVerifier.create(rsocket.requestStream(ByteBufPayload.create(Unpooled.EMPTY_BUFFER,
                                         RouteMetadata.encode(ByteBufAllocator.DEFAULT, route)))
                                 .onErrorMap(RSocketErrors::fromRSocket))
@@ -220,6 +223,23 @@ class WorkerIT {
                                     RouteMetadata.encode(ByteBufAllocator.DEFAULT, Routes.KV_PUSH))))
                             .onErrorMap(RSocketErrors::fromRSocket))
                     .expectErrorSatisfies(e -> assertThat(((StageException) e).code()).isEqualTo(ErrorCode.NOT_FOUND))
+                    .verify(TIMEOUT);
+        } finally {
+            rsocket.dispose();
+        }
+    }
+
+    @Test
+    void kvFetchFromAWorkerWithoutLowerTiersCompletesEmptyAndRejectsMalformedRequests() {
+        RSocket rsocket = connect("tcp");
+        try {
+            StepVerifier.create(new RSocketKvFetchClient(rsocket).fetch(new KvFetchRequest(List.of(new BlockHash(1)))))
+                    .expectComplete()
+                    .verify(TIMEOUT);
+            StepVerifier.create(rsocket.requestStream(ByteBufPayload.create(Unpooled.EMPTY_BUFFER,
+                                    RouteMetadata.encode(ByteBufAllocator.DEFAULT, Routes.KV_FETCH)))
+                            .onErrorMap(RSocketErrors::fromRSocket))
+                    .expectErrorSatisfies(e -> assertThat(((StageException) e).code()).isEqualTo(ErrorCode.INVALID_REQUEST))
                     .verify(TIMEOUT);
         } finally {
             rsocket.dispose();

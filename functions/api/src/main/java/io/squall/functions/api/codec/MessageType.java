@@ -7,7 +7,8 @@ public enum MessageType {
     PREFILL_REQUEST(3),
     PREFILL_RESULT(4),
     KV_BLOCK_FRAME(5),
-    WORKER_INSTANCE(6);
+    WORKER_INSTANCE(6),
+    KV_FETCH_REQUEST(7);
 
     private final int tag;
 

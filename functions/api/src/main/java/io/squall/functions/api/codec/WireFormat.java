@@ -2,6 +2,7 @@ package io.squall.functions.api.codec;
 
 import io.squall.functions.api.GenerateRequest;
 import io.squall.functions.api.KvBlockFrame;
+import io.squall.functions.api.KvFetchRequest;
 import io.squall.functions.api.PrefillRequest;
 import io.squall.functions.api.PrefillResult;
 import io.squall.functions.api.SamplingOptions;
@@ -160,6 +161,28 @@ public final class WireFormat {
             throw WireReader.malformed("CRC32C mismatch in KV block " + hash);
         }
         return new KvBlockFrame(hash, index, payload, crc);
+    }
+
+    public static byte[] encode(KvFetchRequest r) {
+        WireWriter w = new WireWriter(8 + Long.BYTES * r.hashes().size()).header(MessageType.KV_FETCH_REQUEST)
+                .varint(r.hashes().size());
+        for (BlockHash hash : r.hashes()) {
+            w.i64(hash.value());
+        }
+        return w.toByteArray();
+    }
+
+    public static KvFetchRequest decodeKvFetchRequest(ByteBuffer frame) {
+        WireReader in = new WireReader(frame).header(MessageType.KV_FETCH_REQUEST);
+        int n = in.count(KvFetchRequest.MAX_BLOCKS, Long.BYTES);
+        if (n == 0) {
+            throw WireReader.malformed("a KV fetch asks for no blocks");
+        }
+        List<BlockHash> hashes = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            hashes.add(new BlockHash(in.i64()));
+        }
+        return new KvFetchRequest(hashes);
     }
 
     /** The CRC32C of {@code payload}, as carried by {@link KvBlockFrame#crc32c()}. */

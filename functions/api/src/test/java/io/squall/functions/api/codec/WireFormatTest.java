@@ -3,6 +3,7 @@ package io.squall.functions.api.codec;
 import io.squall.functions.api.ErrorCode;
 import io.squall.functions.api.GenerateRequest;
 import io.squall.functions.api.KvBlockFrame;
+import io.squall.functions.api.KvFetchRequest;
 import io.squall.functions.api.PrefillRequest;
 import io.squall.functions.api.PrefillResult;
 import io.squall.functions.api.SamplingOptions;
@@ -89,6 +90,23 @@ class WireFormatTest {
 
         bytes[20] ^= 1; // inside the payload
         assertInvalid(() -> WireFormat.decodeKvBlockFrame(ByteBuffer.wrap(bytes)), "CRC32C");
+    }
+
+    @Test
+    void kvFetchRequestsRoundTripAndRejectMalformedCounts() {
+        KvFetchRequest request = new KvFetchRequest(List.of(new BlockHash(Long.MIN_VALUE), new BlockHash(0),
+                new BlockHash(42)));
+        byte[] bytes = WireFormat.encode(request);
+        assertThat(WireFormat.decodeKvFetchRequest(ByteBuffer.wrap(bytes))).isEqualTo(request);
+        for (int length = 0; length < bytes.length; length++) {
+            byte[] cut = Arrays.copyOf(bytes, length);
+            assertInvalid(() -> WireFormat.decodeKvFetchRequest(ByteBuffer.wrap(cut)), "malformed frame");
+        }
+        byte[] empty = {(byte) WireFormat.VERSION, (byte) MessageType.KV_FETCH_REQUEST.tag(), 0};
+        assertInvalid(() -> WireFormat.decodeKvFetchRequest(ByteBuffer.wrap(empty)), "no blocks");
+        byte[] tooMany = new WireWriter(8).header(MessageType.KV_FETCH_REQUEST)
+                .varint(KvFetchRequest.MAX_BLOCKS + 1).toByteArray();
+        assertInvalid(() -> WireFormat.decodeKvFetchRequest(ByteBuffer.wrap(tooMany)), "exceeds the limit");
     }
 
     @Test

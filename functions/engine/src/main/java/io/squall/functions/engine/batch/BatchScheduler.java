@@ -256,6 +256,7 @@ public final class BatchScheduler implements AutoCloseable {
             }
         }
         if (segments.isEmpty()) {
+            kv.events().flush(); // the offload thread's events (blocks written to lower tiers) reach routers while idle too
             return false;
         }
         int stepTokens = config.maxBatchedTokens() - budget;

@@ -10,6 +10,9 @@ import io.squall.functions.engine.sampling.Sampler;
 import io.squall.functions.engine.sampling.SamplingParams;
 import io.squall.kernels.GgmlType;
 import io.squall.kernels.Kernels;
+import io.squall.kvgrid.BlockHash;
+import io.squall.kvgrid.KvEvent;
+import io.squall.kvgrid.Tier;
 import io.squall.kvgrid.WorkerId;
 import io.squall.kvgrid.metrics.KvStats;
 import io.squall.kvgrid.pool.KvEventPublisher;
@@ -22,8 +25,10 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Queue;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -151,6 +156,25 @@ class BatchSchedulerTest {
             while (scheduler.stats().freeKvBlocks() != 16) {
                 Thread.onSpinWait(); // stats are published after the step that finished the last sequence
             }
+        }
+    }
+
+    @Test
+    void eventsRecordedOffTheSchedulerThreadArePublishedWhileIdle() {
+        Queue<KvEvent> published = new ConcurrentLinkedQueue<>();
+        try (KvPool kv = KvPool.create(model.config(), 8, 16, null,
+                new KvEventPublisher(new WorkerId(1), published::addAll), KvStats.NONE);
+             BatchScheduler scheduler = new BatchScheduler(transformer(), BatchConfig.defaults(), token -> false, kv)) {
+            // as the offload thread does after writing an evicted block to a lower tier, with no step to come
+            kv.events().removed(List.of(new BlockHash(42)), Tier.G2);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (published.isEmpty()) {
+                assertThat(System.nanoTime()).as("published within 10 s while idle").isLessThan(deadline);
+                Thread.onSpinWait();
+            }
+            assertThat(published).singleElement().isInstanceOfSatisfying(KvEvent.Removed.class,
+                    removed -> assertThat(removed.hashes()).containsExactly(new BlockHash(42)));
+            assertThat(scheduler.stats().running()).isZero();
         }
     }
 

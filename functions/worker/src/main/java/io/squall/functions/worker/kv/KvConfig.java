@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.function.LongFunction;
 
 /**
  * The sizes of a worker's KV tiers.
@@ -54,6 +55,18 @@ public record KvConfig(int blocks, int blockSize, long hostBytes, Path diskDir, 
      * @param events receives each step's KV events on the scheduler thread; must not block
      */
     public KvPool open(ModelConfig model, WorkerId worker, Consumer<List<KvEvent>> events, KvStats stats) {
+        return open(model, worker, events, stats, null);
+    }
+
+    /**
+     * As {@link #open(ModelConfig, WorkerId, Consumer, KvStats)}, with a G4 tier that other workers fill
+     * (such as {@link RemoteBlockStore}): onboards read from it after the local tiers, and evicted blocks
+     * are never written to it.
+     *
+     * @param remote makes the G4 store for a page size in bytes, or {@code null} for none
+     */
+    public KvPool open(ModelConfig model, WorkerId worker, Consumer<List<KvEvent>> events, KvStats stats,
+                       LongFunction<BlockStore> remote) {
         long blockBytes = KvPool.layout(model, blockSize).blockBytes();
         List<BlockStore> stores = new ArrayList<>();
         if (hostBytes >= blockBytes) {
@@ -61,6 +74,9 @@ public record KvConfig(int blocks, int blockSize, long hostBytes, Path diskDir, 
         }
         if (diskDir != null && diskBytes >= blockBytes) {
             stores.add(new DiskBlockStore(diskDir, diskBytes / blockBytes * blockBytes, blockBytes));
+        }
+        if (remote != null) {
+            stores.add(remote.apply(blockBytes));
         }
         OffloadConfig offload = stores.isEmpty() ? null : new OffloadConfig(stores,
                 new OffloadPolicy(hostBytes >= blockBytes, hostBytes >= blockBytes ? 2 : 0, false),

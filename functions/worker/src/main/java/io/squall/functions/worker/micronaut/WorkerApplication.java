@@ -5,7 +5,7 @@ import io.squall.functions.api.discovery.Discovery;
 import io.squall.functions.worker.ModelSource;
 import io.squall.functions.worker.Worker;
 import io.squall.functions.worker.WorkerConfig;
-import io.squall.functions.worker.kv.KvEventSink;
+import io.squall.functions.worker.kv.KvSharing;
 
 import java.util.Objects;
 
@@ -26,20 +26,23 @@ public final class WorkerApplication implements AutoCloseable {
 
     /** Starts the context and the worker; the model keeps loading in the background (see {@link Worker#ready()}). */
     public static WorkerApplication start(WorkerConfig config, ModelSource models, Discovery discovery) {
-        return start(config, models, discovery, KvEventSink.DISCARD);
+        return start(config, models, discovery, KvSharing.none());
     }
 
-    /** As {@link #start(WorkerConfig, ModelSource, Discovery)}, publishing the worker's KV events to {@code kvEvents}. */
+    /**
+     * As {@link #start(WorkerConfig, ModelSource, Discovery)}, sharing the worker's KV blocks with the
+     * cluster as {@code sharing} says (events published, other workers' blocks onboarded).
+     */
     public static WorkerApplication start(WorkerConfig config, ModelSource models, Discovery discovery,
-                                          KvEventSink kvEvents) {
+                                          KvSharing sharing) {
         Objects.requireNonNull(config, "config");
-        Objects.requireNonNull(kvEvents, "kvEvents");
+        Objects.requireNonNull(sharing, "sharing");
         Objects.requireNonNull(models, "models");
         Objects.requireNonNull(discovery, "discovery");
         ApplicationContext context = ApplicationContext.builder()
                 .banner(false)
                 .deduceEnvironment(false)
-                .singletons(config, models, discovery, kvEvents)
+                .singletons(config, models, discovery, sharing)
                 .start();
         try {
             return new WorkerApplication(context);

@@ -6,12 +6,12 @@ import io.prometheus.client.CollectorRegistry;
 import io.squall.functions.api.discovery.Discovery;
 import io.squall.functions.worker.ModelSource;
 import io.squall.functions.worker.Worker;
-import io.squall.functions.worker.kv.KvEventSink;
+import io.squall.functions.worker.kv.KvSharing;
 import io.squall.functions.worker.WorkerConfig;
 import jakarta.inject.Singleton;
 
 /**
- * The worker's beans. {@link WorkerConfig}, {@link ModelSource}, {@link Discovery} and the {@link KvEventSink} come from whoever
+ * The worker's beans. {@link WorkerConfig}, {@link ModelSource}, {@link Discovery} and the {@link KvSharing} come from whoever
  * starts the context ({@link WorkerApplication}); this factory builds the metrics registry and the
  * started {@link Worker}, which the context closes on shutdown.
  */
@@ -25,8 +25,8 @@ final class WorkerFactory {
 
     @Singleton
     @Bean(preDestroy = "close")
-    Worker worker(WorkerConfig config, ModelSource models, Discovery discovery, KvEventSink kvEvents,
+    Worker worker(WorkerConfig config, ModelSource models, Discovery discovery, KvSharing sharing,
                   CollectorRegistry registry) {
-        return new Worker(config, models, discovery, kvEvents, registry).start();
+        return new Worker(config, models, discovery, sharing, registry).start();
     }
 }

@@ -6,6 +6,8 @@ import io.rsocket.util.DefaultPayload;
 import io.squall.functions.api.ErrorCode;
 import io.squall.functions.api.GenerateRequest;
 import io.squall.functions.api.GenerateService;
+import io.squall.functions.api.KvFetchRequest;
+import io.squall.functions.api.KvFetchService;
 import io.squall.functions.api.Routes;
 import io.squall.functions.api.StageException;
 import io.squall.functions.api.codec.WireFormat;
@@ -21,36 +23,44 @@ import java.util.function.Supplier;
 /**
  * The responder side of a stage's RSocket connections (the same for TCP and WebSocket). It routes by
  * the routing metadata: {@link Routes#GENERATE} decodes the request, runs it on the current
- * {@link GenerateService} and encodes each chunk; the KV-transfer and prefill routes are not served
- * yet and, like unknown routes, answer {@code NOT_FOUND}. Before the stage is ready (no service yet)
- * every request answers {@code UNAVAILABLE}.
+ * {@link GenerateService} and encodes each chunk; {@link Routes#KV_FETCH} does the same with the
+ * current {@link KvFetchService} and its block frames; {@code kv.push} and {@code prefill} are not
+ * served yet and, like unknown routes, answer {@code NOT_FOUND}. Before the stage is ready (no service
+ * yet) its requests answer {@code UNAVAILABLE}.
  *
  * <p>Every failure of one stream is an error frame on that stream with the stage's {@link ErrorCode}
  * (a malformed payload is {@code INVALID_REQUEST}); nothing is thrown, so other streams on the
  * connection carry on. Demand: the requester's request-n reaches the service unchanged (no prefetch);
- * one payload is encoded per chunk as it is emitted. Thread-safe.
+ * one payload is encoded per chunk or frame as it is emitted. Thread-safe.
  */
 public final class StageResponder implements RSocket {
 
     private final Supplier<GenerateService> service;
+    private final Supplier<KvFetchService> kvFetch;
 
-    /** @param service the service to run generate requests on, or {@code null} while the stage is not ready */
-    public StageResponder(Supplier<GenerateService> service) {
+    /**
+     * @param service supplies the service to run generate requests on, or {@code null} while the stage is not ready
+     * @param kvFetch supplies the service to answer KV fetches from, or {@code null} while the stage is not ready
+     */
+    public StageResponder(Supplier<GenerateService> service, Supplier<KvFetchService> kvFetch) {
         this.service = Objects.requireNonNull(service, "service");
+        this.kvFetch = Objects.requireNonNull(kvFetch, "kvFetch");
     }
 
     @Override
     public Flux<Payload> requestStream(Payload payload) {
         try {
             String route = RouteMetadata.route(payload.metadata());
+            if (Routes.KV_FETCH.equals(route)) {
+                return fetch(WireFormat.decodeKvFetchRequest(payload.getData()));
+            }
             if (!Routes.GENERATE.equals(route)) {
                 return Flux.error(RSocketErrors.toRSocket(notServed(route)));
             }
             GenerateRequest request = WireFormat.decodeGenerateRequest(payload.getData());
             GenerateService current = service.get();
             if (current == null) {
-                return Flux.error(RSocketErrors.toRSocket(new StageException(ErrorCode.UNAVAILABLE,
-                        "the worker is not ready yet")));
+                return Flux.error(RSocketErrors.toRSocket(notReady()));
             }
             return current.generate(request)
                     .map(chunk -> DefaultPayload.create(WireFormat.encode(chunk)))
@@ -60,6 +70,20 @@ public final class StageResponder implements RSocket {
         } finally {
             payload.release();
         }
+    }
+
+    private Flux<Payload> fetch(KvFetchRequest request) {
+        KvFetchService current = kvFetch.get();
+        if (current == null) {
+            return Flux.error(RSocketErrors.toRSocket(notReady()));
+        }
+        return current.fetch(request)
+                .map(frame -> DefaultPayload.create(WireFormat.encode(frame)))
+                .onErrorMap(RSocketErrors::toRSocket);
+    }
+
+    private static StageException notReady() {
+        return new StageException(ErrorCode.UNAVAILABLE, "the worker is not ready yet");
     }
 
     @Override

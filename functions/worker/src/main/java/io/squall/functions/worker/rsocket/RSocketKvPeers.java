@@ -1,0 +1,75 @@
+package io.squall.functions.worker.rsocket;
+
+import io.rsocket.RSocket;
+import io.squall.functions.api.KvFetchService;
+import io.squall.functions.api.discovery.Discovery;
+import io.squall.functions.api.discovery.InstanceId;
+import io.squall.functions.api.discovery.WorkerInstance;
+import io.squall.functions.api.rsocket.RSocketKvFetchClient;
+import io.squall.functions.api.rsocket.StageConnections;
+import io.squall.functions.worker.kv.KvPeers;
+import io.squall.kvgrid.WorkerId;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * {@link KvPeers} over RSocket: a worker is looked up in {@link Discovery} by its {@link WorkerId} and
+ * reached over RSocket/TCP at its advertised address. One connection per peer is opened on first use
+ * (blocking the caller up to {@code connectTimeout}), reused while it is open and replaced once it has
+ * closed. Thread-safe; {@link #close()} disposes every connection and later lookups find no peer.
+ */
+public final class RSocketKvPeers implements KvPeers {
+
+    private static final System.Logger LOG = System.getLogger(RSocketKvPeers.class.getName());
+
+    private final Discovery discovery;
+    private final Duration connectTimeout;
+    private final ConcurrentHashMap<InstanceId, RSocket> connections = new ConcurrentHashMap<>();
+    private volatile boolean closed;
+
+    /** @param connectTimeout longest wait for a connection to a peer, &gt; 0 */
+    public RSocketKvPeers(Discovery discovery, Duration connectTimeout) {
+        this.discovery = Objects.requireNonNull(discovery, "discovery");
+        this.connectTimeout = Objects.requireNonNull(connectTimeout, "connectTimeout");
+        if (connectTimeout.isNegative() || connectTimeout.isZero()) {
+            throw new IllegalArgumentException("connectTimeout must be positive");
+        }
+    }
+
+    @Override
+    public Optional<KvFetchService> peer(WorkerId worker) {
+        Objects.requireNonNull(worker, "worker");
+        Optional<WorkerInstance> instance = discovery.instances().stream()
+                .filter(candidate -> candidate.id().workerId().equals(worker))
+                .findFirst();
+        if (closed || instance.isEmpty()) {
+            return Optional.empty();
+        }
+        try {
+            RSocket rsocket = connections.compute(instance.get().id(), (id, open) ->
+                    open != null && !open.isDisposed() ? open : connect(instance.get()));
+            if (closed) {
+                rsocket.dispose(); // raced with close(): do not leak the new connection
+                return Optional.empty();
+            }
+            return Optional.of(new RSocketKvFetchClient(rsocket));
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.DEBUG, "connecting to KV peer {0} failed: {1}", instance.get().id(), e.toString());
+            return Optional.empty();
+        }
+    }
+
+    private RSocket connect(WorkerInstance instance) {
+        return StageConnections.tcp(instance.host(), instance.rsocketPort()).block(connectTimeout);
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        connections.values().forEach(RSocket::dispose);
+        connections.clear();
+    }
+}
