@@ -10,7 +10,7 @@ import java.nio.ByteOrder;
  * One attention call's keys copied out of the paged cache into {@code [g][d][t]} order (KV head,
  * dimension, position), so a score tile's lanes run over positions and {@code S = Q·Kᵀ} needs no
  * horizontal reduction. Rows are {@link #stride()} floats, {@code context} rounded up to
- * {@link TiledAttentionTask#BLOCK}; the padding is never read unmasked. One chunk per block of
+ * {@link TiledAttentionTask#BLOCK} plus one vector; the padding is never read unmasked. One chunk per block of
  * {@code BLOCK} positions. Confined to the thread owning the enclosing {@link CpuKernels}.
  */
 final class TransposedKeys implements ParallelTask {
@@ -29,7 +29,9 @@ final class TransposedKeys implements ParallelTask {
         this.context = context;
         this.kvDim = kvDim;
         int block = TiledAttentionTask.BLOCK;
-        this.stride = (context + block - 1) / block * block;
+        // One extra cache line per row: a power-of-two stride would put every row's position t in
+        // the same L1 set, and the transpose writes down a column.
+        this.stride = (context + block - 1) / block * block + Lanes.L;
         long needed = (long) kvDim * stride;
         if (needed > Integer.MAX_VALUE - 8) {
             throw new IllegalArgumentException("context " + context + " × kvDim " + kvDim + " is too large to transpose");
