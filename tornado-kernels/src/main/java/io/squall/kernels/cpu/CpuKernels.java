@@ -19,16 +19,10 @@ public final class CpuKernels implements Kernels {
 
     /** How long an idle worker spins for the next kernel before parking, in nanoseconds. */
     private static final long SPIN_NANOS = 200_000;
-    /**
-     * Query rows from which attention runs tiled ({@link TiledAttentionTask}: keys transposed once
-     * per call, each K and V row shared by a tile of queries); below it, one chunk per (row, head).
-     */
-    private static final int TILED_ATTENTION_MIN_BATCH = 4;
 
     private final WorkerPool pool;
     private final MatmulTask matmul;
-    private final AttentionTask attention;
-    private final TiledAttentionTask tiledAttention;
+    private final TiledAttentionTask attention;
     private final RowsTask rowsTask = new RowsTask();
     private final WeightMatrix[] single = new WeightMatrix[1];
     private final float[][] singleOut = new float[1][];
@@ -49,8 +43,7 @@ public final class CpuKernels implements Kernels {
         }
         this.pool = new WorkerPool(threads, SPIN_NANOS);
         this.matmul = new MatmulTask(threads);
-        this.attention = new AttentionTask(threads);
-        this.tiledAttention = new TiledAttentionTask(threads);
+        this.attention = new TiledAttentionTask(threads);
     }
 
     /** Whether the Vector API's preferred species suits these kernels (AVX2 or AVX-512 class hardware). */
@@ -120,18 +113,10 @@ public final class CpuKernels implements Kernels {
     public void attention(float[] q, PagedKv kv, float[] out, int batch, int startPos, int heads, int kvHeads,
                           int headDim, float scale) {
         KernelArguments.attention(q, kv, out, batch, startPos, heads, kvHeads, headDim);
-        if (batch >= TILED_ATTENTION_MIN_BATCH) {
-            try {
-                int chunks = tiledAttention.prepare(q, kv, out, batch, startPos, heads, kvHeads, headDim, scale);
-                pool.run(tiledAttention.keys(), tiledAttention.keyChunks());
-                pool.run(tiledAttention, chunks);
-            } finally {
-                tiledAttention.clear();
-            }
-            return;
-        }
         try {
-            pool.run(attention, attention.prepare(q, kv, out, batch, startPos, heads, kvHeads, headDim, scale));
+            int chunks = attention.prepare(q, kv, out, batch, startPos, heads, kvHeads, headDim, scale);
+            pool.run(attention.keys(), attention.keyChunks());
+            pool.run(attention, chunks);
         } finally {
             attention.clear();
         }

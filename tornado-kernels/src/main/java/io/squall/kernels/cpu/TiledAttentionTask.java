@@ -14,7 +14,7 @@ import static io.squall.kernels.cpu.Lanes.F;
 import static io.squall.kernels.cpu.Lanes.L;
 
 /**
- * Causal GQA attention for many query rows (prefill), flash-style: one chunk per (KV head
+ * Causal GQA attention, decode and prefill alike, flash-style: one chunk per (KV head
  * {@code g}, tile of query rows), whose {@code M = rows · group} query vectors all read KV head
  * {@code g}. Keys are walked in blocks of {@link #BLOCK} positions; per block
  * {@code S = scale · Q·Kᵀ} comes from {@link TransposedKeys} with lanes over positions (4 query
