@@ -1,6 +1,5 @@
 package io.squall.kernels.cpu;
 
-import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 
