@@ -260,6 +260,56 @@ public abstract class KernelContract {
         }
     }
 
+    @Test
+    void attentionOverLongPrefillsAcrossQueryTilesAndKeyBlocks() {
+        // {batch, startPos, heads, kvHeads, headDim, blockSize}: tiles of query rows end mid-batch,
+        // key blocks end mid-page and mid-tile, and group sizes 1, 3 and 8 change the tile height.
+        for (int[] shape : new int[][]{
+                {70, 200, 12, 4, 64, 16}, {33, 0, 12, 4, 64, 16}, {17, 63, 12, 4, 64, 7},
+                {49, 15, 4, 4, 64, 16}, {20, 100, 8, 1, 32, 16}, {4, 129, 12, 4, 24, 5}, {40, 3, 6, 2, 8, 16}}) {
+            int batch = shape[0];
+            int startPos = shape[1];
+            int heads = shape[2];
+            int kvHeads = shape[3];
+            int headDim = shape[4];
+            int context = startPos + batch;
+            int kvDim = kvHeads * headDim;
+            float[] q = data.floats(batch * heads * headDim, 1);
+            float[] k = data.floats(context * kvDim, 1);
+            float[] v = data.floats(context * kvDim, 1);
+            float scale = (float) (1 / Math.sqrt(headDim));
+            for (PagedKv kv : List.of(contiguous(k, v, context, kvDim), paged(k, v, context, kvDim, shape[5]))) {
+                float[] out = new float[batch * heads * headDim];
+                kernels.attention(q, kv, out, batch, startPos, heads, kvHeads, headDim, scale);
+                assertAttention(q, k, v, out, new int[] {batch, startPos, heads, kvHeads, headDim, kv.blockSize()}, scale);
+            }
+        }
+    }
+
+    @Test
+    void attentionKeepsSoftmaxStableForLargeScores() {
+        // Scores in the hundreds: a running max that grows block after block must rescale, not overflow.
+        int batch = 9;
+        int startPos = 150;
+        int heads = 6;
+        int kvHeads = 2;
+        int headDim = 16;
+        int context = startPos + batch;
+        int kvDim = kvHeads * headDim;
+        float[] q = data.floats(batch * heads * headDim, 6);
+        float[] k = data.floats(context * kvDim, 1);
+        for (int t = 0; t < context; t++) {
+            for (int i = 0; i < kvDim; i++) {
+                k[t * kvDim + i] *= 1 + t / 16f;
+            }
+        }
+        float[] v = data.floats(context * kvDim, 1);
+        PagedKv kv = paged(k, v, context, kvDim, 16);
+        float[] out = new float[batch * heads * headDim];
+        kernels.attention(q, kv, out, batch, startPos, heads, kvHeads, headDim, 1f);
+        assertAttention(q, k, v, out, new int[] {batch, startPos, heads, kvHeads, headDim, kv.blockSize()}, 1f);
+    }
+
     /** Checks {@code out} against float64; {@code shape} is batch, startPos, heads, kvHeads, headDim, blockSize. */
     private void assertAttention(float[] q, float[] k, float[] v, float[] out, int[] shape, float scale) {
         int batch = shape[0];

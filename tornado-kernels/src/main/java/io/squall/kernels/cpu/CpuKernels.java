@@ -22,7 +22,7 @@ public final class CpuKernels implements Kernels {
 
     private final WorkerPool pool;
     private final MatmulTask matmul;
-    private final AttentionTask attention;
+    private final TiledAttentionTask attention;
     private final RowsTask rowsTask = new RowsTask();
     private final WeightMatrix[] single = new WeightMatrix[1];
     private final float[][] singleOut = new float[1][];
@@ -43,7 +43,7 @@ public final class CpuKernels implements Kernels {
         }
         this.pool = new WorkerPool(threads, SPIN_NANOS);
         this.matmul = new MatmulTask(threads);
-        this.attention = new AttentionTask(threads);
+        this.attention = new TiledAttentionTask(threads);
     }
 
     /** Whether the Vector API's preferred species suits these kernels (AVX2 or AVX-512 class hardware). */
@@ -114,7 +114,9 @@ public final class CpuKernels implements Kernels {
                           int headDim, float scale) {
         KernelArguments.attention(q, kv, out, batch, startPos, heads, kvHeads, headDim);
         try {
-            pool.run(attention, attention.prepare(q, kv, out, batch, startPos, heads, kvHeads, headDim, scale));
+            int chunks = attention.prepare(q, kv, out, batch, startPos, heads, kvHeads, headDim, scale);
+            pool.run(attention.keys(), attention.keyChunks());
+            pool.run(attention, chunks);
         } finally {
             attention.clear();
         }

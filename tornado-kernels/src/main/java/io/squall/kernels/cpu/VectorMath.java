@@ -1,6 +1,5 @@
 package io.squall.kernels.cpu;
 
-import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 
@@ -16,7 +15,7 @@ import static io.squall.kernels.cpu.Lanes.L;
  */
 final class VectorMath {
 
-    private static final ValueLayout.OfFloat LE_FLOAT = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    static final ValueLayout.OfFloat LE_FLOAT = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private VectorMath() {
     }
@@ -38,34 +37,6 @@ final class VectorMath {
             sum += a[ao + i] * b[bo + i];
         }
         return sum;
-    }
-
-    /** {@code Σ_i a[ao+i]·m[mo + 4i]} for {@code i < n}, with {@code m} little-endian F32 at byte offset {@code mo}. */
-    static float dot(float[] a, int ao, MemorySegment m, long mo, int n) {
-        FloatVector acc = FloatVector.zero(F);
-        int i = 0;
-        for (int bound = F.loopBound(n); i < bound; i += L) {
-            acc = FloatVector.fromArray(F, a, ao + i)
-                    .fma(FloatVector.fromMemorySegment(F, m, mo + (long) i * Float.BYTES, ByteOrder.LITTLE_ENDIAN), acc);
-        }
-        float sum = acc.reduceLanes(VectorOperators.ADD);
-        for (; i < n; i++) {
-            sum += a[ao + i] * m.get(LE_FLOAT, mo + (long) i * Float.BYTES);
-        }
-        return sum;
-    }
-
-    /** {@code y[yo+i] += alpha · m[mo + 4i]} for {@code i < n}, with {@code m} little-endian F32. */
-    static void axpy(float[] y, int yo, float alpha, MemorySegment m, long mo, int n) {
-        FloatVector a = FloatVector.broadcast(F, alpha);
-        int i = 0;
-        for (int bound = F.loopBound(n); i < bound; i += L) {
-            FloatVector.fromMemorySegment(F, m, mo + (long) i * Float.BYTES, ByteOrder.LITTLE_ENDIAN)
-                    .fma(a, FloatVector.fromArray(F, y, yo + i)).intoArray(y, yo + i);
-        }
-        for (; i < n; i++) {
-            y[yo + i] += alpha * m.get(LE_FLOAT, mo + (long) i * Float.BYTES);
-        }
     }
 
     /** {@code y[yo+i] += alpha · x[xo+i]} for {@code i < n}. */

@@ -1,0 +1,119 @@
+package io.squall.bench;
+
+import io.squall.kernels.Kernels;
+import io.squall.kernels.PagedKv;
+import io.squall.kernels.cpu.CpuKernels;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@link CpuKernels#attention} for one layer of a 124M-parameter llama (12 heads, 4 KV heads, head
+ * dim 64) over a paged cache of {@code blockSize}-position pages in shuffled order. The last query
+ * row sits at position {@code context − 1}: {@code batch} 1 is one decode step at that position,
+ * {@code batch} 512 the last prefill chunk of a {@code context}-token prompt
+ * ({@code startPos = context − batch}).
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED",
+        "-XX:+UseParallelGC", "-Xmx2g"})
+public class AttentionBenchmark {
+
+    private static final ValueLayout.OfFloat LE_FLOAT = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+
+    /** Query rows of the call. */
+    @Param({"1", "512"})
+    public int batch;
+
+    /** Positions visible to the last query row (tokens). */
+    @Param({"2048"})
+    public int context;
+
+    @Param({"12"})
+    public int heads;
+
+    @Param({"4"})
+    public int kvHeads;
+
+    @Param({"64"})
+    public int headDim;
+
+    /** Positions per KV page. */
+    @Param({"16"})
+    public int blockSize;
+
+    /** Threads of the CPU executor, the caller included. */
+    @Param({"2"})
+    public int threads;
+
+    private Kernels kernels;
+    private Arena arena;
+    private PagedKv kv;
+    private float[] q;
+    private float[] out;
+    private float scale;
+
+    @Setup
+    public void setUp() {
+        SplittableRandom random = new SplittableRandom(42);
+        int kvDim = kvHeads * headDim;
+        int pages = (context + blockSize - 1) / blockSize;
+        long planeBytes = (long) blockSize * kvDim * Float.BYTES;
+        long pageBytes = 2 * planeBytes;
+        int[] table = new int[pages];
+        for (int i = 0; i < pages; i++) {
+            table[i] = i;
+        }
+        for (int i = pages - 1; i > 0; i--) {
+            int j = random.nextInt(i + 1);
+            int swap = table[i];
+            table[i] = table[j];
+            table[j] = swap;
+        }
+        arena = Arena.ofShared();
+        MemorySegment pool = arena.allocate(pages * pageBytes, 64);
+        for (long off = 0; off < pool.byteSize(); off += Float.BYTES) {
+            pool.set(LE_FLOAT, off, (float) random.nextGaussian());
+        }
+        kv = new PagedKv(pool, pageBytes, blockSize, 0, planeBytes, table);
+        q = new float[batch * heads * headDim];
+        for (int i = 0; i < q.length; i++) {
+            q[i] = (float) random.nextGaussian();
+        }
+        out = new float[q.length];
+        scale = (float) (1 / Math.sqrt(headDim));
+        kernels = new CpuKernels(threads);
+    }
+
+    @TearDown
+    public void tearDown() {
+        kernels.close();
+        arena.close();
+    }
+
+    @Benchmark
+    public float[] attention() {
+        kernels.attention(q, kv, out, batch, context - batch, heads, kvHeads, headDim, scale);
+        return out;
+    }
+}

@@ -1,0 +1,351 @@
+package io.squall.kernels.cpu;
+
+import io.squall.kernels.PagedKv;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorMask;
+import jdk.incubator.vector.VectorOperators;
+
+import static io.squall.kernels.cpu.Lanes.F;
+import static io.squall.kernels.cpu.Lanes.L;
+
+/**
+ * Causal GQA attention, decode and prefill alike, flash-style: one chunk per (KV head
+ * {@code g}, tile of query rows), whose {@code M = rows · group} query vectors all read KV head
+ * {@code g}. Keys are walked in blocks of {@link #BLOCK} positions; per block
+ * {@code S = scale · Q·Kᵀ} comes from {@link TransposedKeys} with lanes over positions (4 query
+ * rows × 4 vectors of positions in registers, no horizontal reduction), positions after a row's own
+ * are masked, and each row keeps a running max {@code m}, sum {@code l} and output accumulator
+ * {@code o}: {@code m' = max(m, max S)}, {@code α = e^(m−m')}, {@code P = e^(S−m')},
+ * {@code l' = α·l + ΣP}, {@code o' = α·o + P·V}, finally {@code out = o / l} (Dao et al.,
+ * FlashAttention, alg. 1). {@code P·V} reads each V row in place once per 4 query rows.
+ *
+ * <p>Same formula as {@code AttentionKernels.attention}. Per-worker scratch grows on the calling
+ * thread in {@link #prepare}; a run allocates nothing. Confined to the thread owning the enclosing
+ * {@link CpuKernels}.
+ */
+final class TiledAttentionTask implements ParallelTask {
+
+    /** Key positions per block: four vectors of lanes. */
+    static final int BLOCK = 4 * L;
+    /** Query vectors a tile aims for (rows × group), so K and V reads are shared this many ways. */
+    private static final int TILE_QUERIES = 48;
+
+    private final TransposedKeys transposed = new TransposedKeys();
+    private final float[][] qs;
+    private final float[][] acc;
+    private final float[][] scores;
+    private final float[][] rowState;
+    private final int[][] positions;
+    private final long[][] valueRows;
+    private float[] q;
+    private PagedKv kv;
+    private MemorySegment pages;
+    private float[] out;
+    private float[] keys;
+    private int stride;
+    private int batch;
+    private int startPos;
+    private int heads;
+    private int kvHeads;
+    private int group;
+    private int headDim;
+    private long rowBytes;
+    private float scale;
+    private int tileRows;
+    private int tiles;
+    private int keyChunks;
+
+    TiledAttentionTask(int threads) {
+        this.qs = new float[threads][0];
+        this.acc = new float[threads][0];
+        this.scores = new float[threads][0];
+        this.rowState = new float[threads][0];
+        this.positions = new int[threads][0];
+        this.valueRows = new long[threads][BLOCK];
+    }
+
+    /** The key transpose to run, with {@link #keyChunks} chunks, before this task's run. */
+    TransposedKeys keys() {
+        return transposed;
+    }
+
+    /**
+     * Sets the operands of the next run, grows scratch, prepares the key transpose, and returns
+     * this task's chunk count, {@code kvHeads · tiles}; the transpose's is {@link #keyChunks}.
+     */
+    int prepare(float[] q, PagedKv kv, float[] out, int batch, int startPos, int heads, int kvHeads, int headDim,
+                float scale) {
+        this.q = q;
+        this.kv = kv;
+        this.pages = kv.pages();
+        this.out = out;
+        this.batch = batch;
+        this.startPos = startPos;
+        this.heads = heads;
+        this.kvHeads = kvHeads;
+        this.group = heads / kvHeads;
+        this.headDim = headDim;
+        this.rowBytes = (long) kvHeads * headDim * Float.BYTES;
+        this.scale = scale;
+        this.tileRows = Math.max(1, TILE_QUERIES / group);
+        this.tiles = (batch + tileRows - 1) / tileRows;
+        this.keyChunks = transposed.prepare(kv, startPos + batch, kvHeads * headDim);
+        this.keys = transposed.keys();
+        this.stride = transposed.stride();
+        int mPad = padded(Math.min(tileRows, batch) * group);
+        for (int w = 0; w < qs.length; w++) {
+            if (qs[w].length < mPad * headDim) {
+                qs[w] = new float[mPad * headDim];
+                acc[w] = new float[mPad * headDim];
+            }
+            if (scores[w].length < mPad * BLOCK) {
+                scores[w] = new float[mPad * BLOCK];
+                rowState[w] = new float[3 * mPad];
+                positions[w] = new int[mPad];
+            }
+        }
+        return kvHeads * tiles;
+    }
+
+    /** Chunks of the key transpose prepared by the last {@link #prepare}. */
+    int keyChunks() {
+        return keyChunks;
+    }
+
+    /** Drops the references to the last call's operands. */
+    void clear() {
+        q = null;
+        kv = null;
+        pages = null;
+        out = null;
+        keys = null;
+        transposed.clear();
+    }
+
+    private static int padded(int m) {
+        return (m + 3) & ~3;
+    }
+
+    @Override
+    public void run(int chunk, int worker) {
+        int tile = tiles - 1 - chunk / kvHeads; // the longest tiles first
+        int g = chunk % kvHeads;
+        int b0 = tile * tileRows;
+        int rows = Math.min(tileRows, batch - b0);
+        int m = rows * group;
+        int mPad = padded(m);
+        float[] qs = this.qs[worker];
+        float[] acc = this.acc[worker];
+        float[] s = scores[worker];
+        float[] state = rowState[worker]; // [max | sum | alpha] per query vector
+        int[] pos = positions[worker];
+        long[] vRows = valueRows[worker];
+        for (int i = 0; i < mPad; i++) {
+            int r = Math.min(i, m - 1); // padding rows repeat the last row's position, with q = 0
+            pos[i] = startPos + b0 + r / group;
+            if (i < m) {
+                int src = ((b0 + i / group) * heads + g * group + i % group) * headDim;
+                for (int d = 0; d < headDim; d++) {
+                    qs[i * headDim + d] = q[src + d] * scale;
+                }
+            } else {
+                Arrays.fill(qs, i * headDim, (i + 1) * headDim, 0f);
+            }
+            state[i] = Float.NEGATIVE_INFINITY;
+            state[mPad + i] = 0f;
+        }
+        Arrays.fill(acc, 0, mPad * headDim, 0f);
+        int last = startPos + b0 + rows - 1;
+        int kRow = g * headDim * stride;
+        long headBytes = (long) g * headDim * Float.BYTES;
+        for (int t0 = 0; t0 <= last; t0 += BLOCK) {
+            int n = Math.min(BLOCK, last + 1 - t0);
+            for (int i = 0; i < mPad; i += 4) {
+                scores4(qs, i * headDim, s, i * BLOCK, kRow + t0);
+            }
+            for (int i = 0; i < mPad; i++) {
+                online(s, i * BLOCK, state, i, mPad, pos[i] + 1 - t0);
+            }
+            valueRows(vRows, t0, n);
+            for (int i = 0; i < mPad; i += 4) {
+                accumulate4(acc, i, s, state, mPad, vRows, n, headBytes);
+            }
+        }
+        for (int i = 0; i < m; i++) {
+            int dst = ((b0 + i / group) * heads + g * group + i % group) * headDim;
+            float inv = 1f / state[mPad + i];
+            for (int d = 0; d < headDim; d++) {
+                out[dst + d] = acc[i * headDim + d] * inv;
+            }
+        }
+    }
+
+    /** {@code s[so + r·BLOCK + j] = Σ_d qs[qo + r·headDim + d] · keys[k + d·stride + j]} for 4 rows r, {@code j < BLOCK}. */
+    private void scores4(float[] qs, int qo, float[] s, int so, int k) {
+        FloatVector a00 = FloatVector.zero(F), a01 = a00, a02 = a00, a03 = a00;
+        FloatVector a10 = a00, a11 = a00, a12 = a00, a13 = a00;
+        FloatVector a20 = a00, a21 = a00, a22 = a00, a23 = a00;
+        FloatVector a30 = a00, a31 = a00, a32 = a00, a33 = a00;
+        int hd = headDim;
+        for (int d = 0; d < hd; d++, k += stride) {
+            FloatVector k0 = FloatVector.fromArray(F, keys, k);
+            FloatVector k1 = FloatVector.fromArray(F, keys, k + L);
+            FloatVector k2 = FloatVector.fromArray(F, keys, k + 2 * L);
+            FloatVector k3 = FloatVector.fromArray(F, keys, k + 3 * L);
+            FloatVector x = FloatVector.broadcast(F, qs[qo + d]);
+            a00 = k0.fma(x, a00); a01 = k1.fma(x, a01); a02 = k2.fma(x, a02); a03 = k3.fma(x, a03);
+            x = FloatVector.broadcast(F, qs[qo + hd + d]);
+            a10 = k0.fma(x, a10); a11 = k1.fma(x, a11); a12 = k2.fma(x, a12); a13 = k3.fma(x, a13);
+            x = FloatVector.broadcast(F, qs[qo + 2 * hd + d]);
+            a20 = k0.fma(x, a20); a21 = k1.fma(x, a21); a22 = k2.fma(x, a22); a23 = k3.fma(x, a23);
+            x = FloatVector.broadcast(F, qs[qo + 3 * hd + d]);
+            a30 = k0.fma(x, a30); a31 = k1.fma(x, a31); a32 = k2.fma(x, a32); a33 = k3.fma(x, a33);
+        }
+        a00.intoArray(s, so); a01.intoArray(s, so + L); a02.intoArray(s, so + 2 * L); a03.intoArray(s, so + 3 * L);
+        so += BLOCK;
+        a10.intoArray(s, so); a11.intoArray(s, so + L); a12.intoArray(s, so + 2 * L); a13.intoArray(s, so + 3 * L);
+        so += BLOCK;
+        a20.intoArray(s, so); a21.intoArray(s, so + L); a22.intoArray(s, so + 2 * L); a23.intoArray(s, so + 3 * L);
+        so += BLOCK;
+        a30.intoArray(s, so); a31.intoArray(s, so + L); a32.intoArray(s, so + 2 * L); a33.intoArray(s, so + 3 * L);
+    }
+
+    /**
+     * Online-softmax step for query vector {@code i} over its block of scores at {@code s[so ..]}, of
+     * which the first {@code valid} are unmasked: turns the scores into {@code P = e^(S−m')} (0 where
+     * masked) and updates max, sum and {@code α} in {@code state}.
+     */
+    private static void online(float[] s, int so, float[] state, int i, int mPad, int valid) {
+        if (valid <= 0) { // the whole block is after this row's position
+            Arrays.fill(s, so, so + BLOCK, 0f);
+            state[2 * mPad + i] = 1f;
+            return;
+        }
+        FloatVector maxV = FloatVector.broadcast(F, Float.NEGATIVE_INFINITY);
+        for (int j = 0; j < BLOCK; j += L) {
+            VectorMask<Float> live = F.indexInRange(j, valid);
+            maxV = maxV.max(FloatVector.fromArray(F, s, so + j).blend(Float.NEGATIVE_INFINITY, live.not()));
+        }
+        float old = state[i];
+        float max = Math.max(old, maxV.reduceLanes(VectorOperators.MAX));
+        FloatVector sumV = FloatVector.zero(F);
+        for (int j = 0; j < BLOCK; j += L) {
+            VectorMask<Float> live = F.indexInRange(j, valid);
+            FloatVector e = FloatVector.fromArray(F, s, so + j).sub(max).lanewise(VectorOperators.EXP)
+                    .blend(0f, live.not());
+            e.intoArray(s, so + j);
+            sumV = sumV.add(e);
+        }
+        float alpha = (float) Math.exp(old - max); // 0 on the first block, where old = −∞
+        state[i] = max;
+        state[mPad + i] = state[mPad + i] * alpha + sumV.reduceLanes(VectorOperators.ADD);
+        state[2 * mPad + i] = alpha;
+    }
+
+    /** Byte offsets of the value rows of positions {@code t0 .. t0+n−1}, one block-table lookup per page. */
+    private void valueRows(long[] rows, int t0, int n) {
+        int blockSize = kv.blockSize();
+        int[] table = kv.blockTable();
+        int page = t0 / blockSize;
+        int slot = t0 % blockSize;
+        long base = table[page] * kv.pageBytes() + kv.valueOffset();
+        for (int t = 0; t < n; t++, slot++) {
+            if (slot == blockSize) {
+                slot = 0;
+                base = table[++page] * kv.pageBytes() + kv.valueOffset();
+            }
+            rows[t] = base + slot * rowBytes;
+        }
+    }
+
+    /** {@code o_r = α_r·o_r + Σ_t P[r][t]·v_t} for 4 query vectors {@code r = i .. i+3}, {@code t < n}. */
+    private void accumulate4(float[] acc, int i, float[] s, float[] state, int mPad, long[] vRows, int n,
+                             long headBytes) {
+        int hd = headDim;
+        int o0 = i * hd, o1 = o0 + hd, o2 = o1 + hd, o3 = o2 + hd;
+        int p0 = i * BLOCK, p1 = p0 + BLOCK, p2 = p1 + BLOCK, p3 = p2 + BLOCK;
+        float al0 = state[2 * mPad + i], al1 = state[2 * mPad + i + 1];
+        float al2 = state[2 * mPad + i + 2], al3 = state[2 * mPad + i + 3];
+        int d = 0;
+        for (; d + 4 * L <= hd; d += 4 * L) {
+            FloatVector c00 = FloatVector.fromArray(F, acc, o0 + d).mul(al0);
+            FloatVector c01 = FloatVector.fromArray(F, acc, o0 + d + L).mul(al0);
+            FloatVector c02 = FloatVector.fromArray(F, acc, o0 + d + 2 * L).mul(al0);
+            FloatVector c03 = FloatVector.fromArray(F, acc, o0 + d + 3 * L).mul(al0);
+            FloatVector c10 = FloatVector.fromArray(F, acc, o1 + d).mul(al1);
+            FloatVector c11 = FloatVector.fromArray(F, acc, o1 + d + L).mul(al1);
+            FloatVector c12 = FloatVector.fromArray(F, acc, o1 + d + 2 * L).mul(al1);
+            FloatVector c13 = FloatVector.fromArray(F, acc, o1 + d + 3 * L).mul(al1);
+            FloatVector c20 = FloatVector.fromArray(F, acc, o2 + d).mul(al2);
+            FloatVector c21 = FloatVector.fromArray(F, acc, o2 + d + L).mul(al2);
+            FloatVector c22 = FloatVector.fromArray(F, acc, o2 + d + 2 * L).mul(al2);
+            FloatVector c23 = FloatVector.fromArray(F, acc, o2 + d + 3 * L).mul(al2);
+            FloatVector c30 = FloatVector.fromArray(F, acc, o3 + d).mul(al3);
+            FloatVector c31 = FloatVector.fromArray(F, acc, o3 + d + L).mul(al3);
+            FloatVector c32 = FloatVector.fromArray(F, acc, o3 + d + 2 * L).mul(al3);
+            FloatVector c33 = FloatVector.fromArray(F, acc, o3 + d + 3 * L).mul(al3);
+            long dBytes = headBytes + (long) d * Float.BYTES;
+            for (int t = 0; t < n; t++) {
+                long v = vRows[t] + dBytes;
+                FloatVector v0 = FloatVector.fromMemorySegment(F, pages, v, ByteOrder.LITTLE_ENDIAN);
+                FloatVector v1 = FloatVector.fromMemorySegment(F, pages, v + L * Float.BYTES, ByteOrder.LITTLE_ENDIAN);
+                FloatVector v2 = FloatVector.fromMemorySegment(F, pages, v + 2 * L * Float.BYTES, ByteOrder.LITTLE_ENDIAN);
+                FloatVector v3 = FloatVector.fromMemorySegment(F, pages, v + 3 * L * Float.BYTES, ByteOrder.LITTLE_ENDIAN);
+                FloatVector x = FloatVector.broadcast(F, s[p0 + t]);
+                c00 = v0.fma(x, c00); c01 = v1.fma(x, c01); c02 = v2.fma(x, c02); c03 = v3.fma(x, c03);
+                x = FloatVector.broadcast(F, s[p1 + t]);
+                c10 = v0.fma(x, c10); c11 = v1.fma(x, c11); c12 = v2.fma(x, c12); c13 = v3.fma(x, c13);
+                x = FloatVector.broadcast(F, s[p2 + t]);
+                c20 = v0.fma(x, c20); c21 = v1.fma(x, c21); c22 = v2.fma(x, c22); c23 = v3.fma(x, c23);
+                x = FloatVector.broadcast(F, s[p3 + t]);
+                c30 = v0.fma(x, c30); c31 = v1.fma(x, c31); c32 = v2.fma(x, c32); c33 = v3.fma(x, c33);
+            }
+            c00.intoArray(acc, o0 + d); c01.intoArray(acc, o0 + d + L);
+            c02.intoArray(acc, o0 + d + 2 * L); c03.intoArray(acc, o0 + d + 3 * L);
+            c10.intoArray(acc, o1 + d); c11.intoArray(acc, o1 + d + L);
+            c12.intoArray(acc, o1 + d + 2 * L); c13.intoArray(acc, o1 + d + 3 * L);
+            c20.intoArray(acc, o2 + d); c21.intoArray(acc, o2 + d + L);
+            c22.intoArray(acc, o2 + d + 2 * L); c23.intoArray(acc, o2 + d + 3 * L);
+            c30.intoArray(acc, o3 + d); c31.intoArray(acc, o3 + d + L);
+            c32.intoArray(acc, o3 + d + 2 * L); c33.intoArray(acc, o3 + d + 3 * L);
+        }
+        for (; d + L <= hd; d += L) {
+            FloatVector c0 = FloatVector.fromArray(F, acc, o0 + d).mul(al0);
+            FloatVector c1 = FloatVector.fromArray(F, acc, o1 + d).mul(al1);
+            FloatVector c2 = FloatVector.fromArray(F, acc, o2 + d).mul(al2);
+            FloatVector c3 = FloatVector.fromArray(F, acc, o3 + d).mul(al3);
+            long dBytes = headBytes + (long) d * Float.BYTES;
+            for (int t = 0; t < n; t++) {
+                FloatVector v = FloatVector.fromMemorySegment(F, pages, vRows[t] + dBytes, ByteOrder.LITTLE_ENDIAN);
+                c0 = v.fma(FloatVector.broadcast(F, s[p0 + t]), c0);
+                c1 = v.fma(FloatVector.broadcast(F, s[p1 + t]), c1);
+                c2 = v.fma(FloatVector.broadcast(F, s[p2 + t]), c2);
+                c3 = v.fma(FloatVector.broadcast(F, s[p3 + t]), c3);
+            }
+            c0.intoArray(acc, o0 + d);
+            c1.intoArray(acc, o1 + d);
+            c2.intoArray(acc, o2 + d);
+            c3.intoArray(acc, o3 + d);
+        }
+        for (; d < hd; d++) {
+            float c0 = acc[o0 + d] * al0, c1 = acc[o1 + d] * al1, c2 = acc[o2 + d] * al2, c3 = acc[o3 + d] * al3;
+            long dBytes = headBytes + (long) d * Float.BYTES;
+            for (int t = 0; t < n; t++) {
+                float v = pages.get(VectorMath.LE_FLOAT, vRows[t] + dBytes);
+                c0 += s[p0 + t] * v;
+                c1 += s[p1 + t] * v;
+                c2 += s[p2 + t] * v;
+                c3 += s[p3 + t] * v;
+            }
+            acc[o0 + d] = c0;
+            acc[o1 + d] = c1;
+            acc[o2 + d] = c2;
+            acc[o3 + d] = c3;
+        }
+    }
+}
