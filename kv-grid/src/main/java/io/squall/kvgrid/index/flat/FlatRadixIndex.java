@@ -38,6 +38,8 @@ import java.util.Set;
 public final class FlatRadixIndex implements RadixIndex {
 
     private static final Tier[] TIERS = Tier.values();
+    /** Prompt blocks whose node rows a lookup reads ahead at once (see {@link #walk}). */
+    private static final int AHEAD = 16;
 
     private final NodeTable nodes;
     private final Map<WorkerId, WorkerState> workers = new HashMap<>();
@@ -46,6 +48,15 @@ public final class FlatRadixIndex implements RadixIndex {
     private int slotHighWater;
     private int[] freeSlots = new int[8];
     private int freeCount;
+
+    // Lookup scratch, reused by every findMatches (one owner thread): nothing is allocated per
+    // lookup but the answer itself.
+    private final long[] groupHashes = new long[AHEAD];
+    private final int[] groupHomes = new int[AHEAD];
+    private final long[] groupKeys = new long[AHEAD];
+    private long[] active = new long[TIERS.length];
+    private int[] depth = new int[TIERS.length * 64];
+    private final OverlapScores.Builder scores = OverlapScores.builder(0);
 
     /** An empty index sized for about {@code expectedBlocks} distinct blocks (it grows as needed). */
     public FlatRadixIndex(int expectedBlocks) {
@@ -86,46 +97,79 @@ public final class FlatRadixIndex implements RadixIndex {
         }
         int words = nodes.words();
         int tiers = TIERS.length;
-        long[] active = new long[tiers * words];
+        if (active.length < tiers * words) {
+            active = new long[tiers * words];
+        }
+        if (depth.length < tiers * slotHighWater) {
+            depth = new int[tiers * Math.max(slotHighWater, depth.length / tiers * 2)];
+        }
         for (int t = 0; t < tiers; t++) {
             System.arraycopy(registered, 0, active, t * words, words);
         }
-        int[] depth = new int[tiers * slotHighWater];
-        int i = 0;
-        for (; i < blocks; i++) {
-            BlockHash hash = prompt[i];
-            if (hash == null) {
-                throw new NullPointerException("prompt holds a null block hash");
-            }
-            int slot = nodes.find(hash.value());
-            if (slot < 0) {
-                break;
-            }
-            long remaining = 0;
-            for (int w = 0; w < words; w++) {
-                long held = 0;
-                for (int t = 0; t < tiers; t++) {
-                    held |= nodes.mask(slot, t, w); // cumulative: held in tier t or a faster one
-                    int a = t * words + w;
-                    long before = active[a];
-                    long after = before & held;
-                    if (before != after) {
-                        settle(before & ~after, w, t, i, depth);
-                        active[a] = after;
-                    }
-                    remaining |= after;
-                }
-            }
-            if (remaining == 0) {
-                break;
-            }
-        }
+        int matched = walk(prompt, words);
         for (int t = 0; t < tiers; t++) {
             for (int w = 0; w < words; w++) {
-                settle(active[t * words + w], w, t, i, depth);
+                settle(active[t * words + w], w, t, matched);
             }
         }
-        return scores(blocks, depth);
+        return scores(blocks);
+    }
+
+    /**
+     * Descends the prompt, ANDing each block's tier masks into {@link #active} and settling the
+     * depth of every worker whose bit falls out; returns the depth of the workers still active.
+     *
+     * <p>The blocks are probed in groups of {@link #AHEAD}: first the home row of every block in the
+     * group is read (independent loads, so their cache and TLB misses overlap instead of queueing
+     * behind each other), then the group is walked in order against rows that are now cached. At
+     * most {@code AHEAD - 1} rows are read in vain when the walk stops early.
+     */
+    private int walk(BlockHash[] prompt, int words) {
+        int blocks = prompt.length;
+        int tiers = TIERS.length;
+        for (int start = 0; start < blocks; start += AHEAD) {
+            int group = Math.min(AHEAD, blocks - start);
+            for (int k = 0; k < group; k++) {
+                BlockHash hash = prompt[start + k];
+                if (hash == null) {
+                    throw new NullPointerException("prompt holds a null block hash");
+                }
+                long value = hash.value();
+                int home = nodes.home(value);
+                groupHashes[k] = value;
+                groupHomes[k] = home;
+                groupKeys[k] = nodes.key(home);
+            }
+            for (int k = 0; k < group; k++) {
+                long value = groupHashes[k];
+                int slot = value == 0 ? nodes.find(0)
+                        : groupKeys[k] == value ? groupHomes[k]
+                        : nodes.findFrom(groupHomes[k], value);
+                int i = start + k;
+                if (slot < 0) {
+                    return i;
+                }
+                long remaining = 0;
+                for (int w = 0; w < words; w++) {
+                    long held = 0;
+                    for (int t = 0; t < tiers; t++) {
+                        held |= nodes.mask(slot, t, w); // cumulative: held in tier t or a faster one
+                        int a = t * words + w;
+                        long before = active[a];
+                        long after = before & held;
+                        if (before != after) {
+                            settle(before & ~after, w, t, i);
+                            active[a] = after;
+                        }
+                        remaining |= after;
+                    }
+                }
+                if (remaining == 0) {
+                    return i; // nobody left to settle
+                }
+            }
+        }
+        return blocks;
     }
 
     @Override
@@ -250,7 +294,7 @@ public final class FlatRadixIndex implements RadixIndex {
     }
 
     /** Records depth {@code blocks} in tier {@code tier} for every worker slot in {@code bits} of word {@code word}. */
-    private static void settle(long bits, int word, int tier, int blocks, int[] depth) {
+    private void settle(long bits, int word, int tier, int blocks) {
         while (bits != 0) {
             int slot = (word << 6) + Long.numberOfTrailingZeros(bits);
             depth[tier + slot * TIERS.length] = blocks;
@@ -258,20 +302,20 @@ public final class FlatRadixIndex implements RadixIndex {
         }
     }
 
-    private OverlapScores scores(int blocks, int[] depth) {
-        OverlapScores.Builder scores = OverlapScores.builder(blocks);
-        int slowest = TIERS.length - 1;
-        for (int slot = 0; slot < slotHighWater; slot++) {
-            int base = slot * TIERS.length;
-            if (depth[base + slowest] == 0) {
-                continue;
-            }
-            WorkerId worker = bySlot[slot].id;
-            for (Tier tier : TIERS) {
-                scores.depth(worker, tier, depth[base + tier.ordinal()]);
+    /**
+     * The answer from {@link #depth}. Only registered slots are read: each of them was settled in
+     * every tier by this lookup (a bit leaves the active sets exactly once), so the scratch needs no
+     * clearing between lookups, and slots of removed workers keep stale values that are never read.
+     */
+    private OverlapScores scores(int blocks) {
+        OverlapScores.Builder answer = scores.reset(blocks);
+        for (int w = 0; w < registered.length; w++) {
+            for (long bits = registered[w]; bits != 0; bits &= bits - 1) {
+                int slot = (w << 6) + Long.numberOfTrailingZeros(bits);
+                answer.depths(bySlot[slot].id, depth, slot * TIERS.length); // skips workers with no block
             }
         }
-        return scores.build();
+        return answer.build();
     }
 
     /** What the index knows of one worker. */
