@@ -57,6 +57,12 @@ public final class FlatRadixIndex implements RadixIndex {
     private long[] active = new long[TIERS.length];
     private int[] depth = new int[TIERS.length * 64];
     private final OverlapScores.Builder scores = OverlapScores.builder(0);
+    /**
+     * Events first read the home row of each of their blocks in both tables (independent loads, so
+     * the cache misses overlap) and only then update the rows in order; the XOR of what was read
+     * lands here only so that the reads are not optimised away.
+     */
+    private long readAhead;
 
     /** An empty index sized for about {@code expectedBlocks} distinct blocks (it grows as needed). */
     public FlatRadixIndex(int expectedBlocks) {
@@ -126,50 +132,120 @@ public final class FlatRadixIndex implements RadixIndex {
      */
     private int walk(BlockHash[] prompt, int words) {
         int blocks = prompt.length;
-        int tiers = TIERS.length;
         for (int start = 0; start < blocks; start += AHEAD) {
             int group = Math.min(AHEAD, blocks - start);
-            for (int k = 0; k < group; k++) {
-                BlockHash hash = prompt[start + k];
-                if (hash == null) {
-                    throw new NullPointerException("prompt holds a null block hash");
-                }
-                long value = hash.value();
-                int home = nodes.home(value);
-                groupHashes[k] = value;
-                groupHomes[k] = home;
-                groupKeys[k] = nodes.key(home);
-            }
-            for (int k = 0; k < group; k++) {
-                long value = groupHashes[k];
-                int slot = value == 0 ? nodes.find(0)
-                        : groupKeys[k] == value ? groupHomes[k]
-                        : nodes.findFrom(groupHomes[k], value);
-                int i = start + k;
-                if (slot < 0) {
-                    return i;
-                }
-                long remaining = 0;
-                for (int w = 0; w < words; w++) {
-                    long held = 0;
-                    for (int t = 0; t < tiers; t++) {
-                        held |= nodes.mask(slot, t, w); // cumulative: held in tier t or a faster one
-                        int a = t * words + w;
-                        long before = active[a];
-                        long after = before & held;
-                        if (before != after) {
-                            settle(before & ~after, w, t, i);
-                            active[a] = after;
-                        }
-                        remaining |= after;
-                    }
-                }
-                if (remaining == 0) {
-                    return i; // nobody left to settle
-                }
+            readGroup(prompt, start, group);
+            int stop = words == 1 && TIERS.length == 4 ? descendOneWord(start, group) : descend(start, group, words);
+            if (stop >= 0) {
+                return stop;
             }
         }
         return blocks;
+    }
+
+    /** Reads the home rows of {@code prompt[start .. start+group)} into the group scratch. */
+    private void readGroup(BlockHash[] prompt, int start, int group) {
+        for (int k = 0; k < group; k++) {
+            BlockHash hash = prompt[start + k];
+            if (hash == null) {
+                throw new NullPointerException("prompt holds a null block hash");
+            }
+            long value = hash.value();
+            int home = nodes.home(value);
+            groupHashes[k] = value;
+            groupHomes[k] = home;
+            groupKeys[k] = nodes.key(home);
+        }
+    }
+
+    /** The node slot of the group's {@code k}-th block, or -1. */
+    private int groupSlot(int k) {
+        long value = groupHashes[k];
+        if (value == 0) {
+            return nodes.find(0);
+        }
+        return groupKeys[k] == value ? groupHomes[k] : nodes.findFrom(groupHomes[k], value);
+    }
+
+    /**
+     * Walks one group for any number of bit-set words; returns where the walk stops (the depth of
+     * the workers still active), or -1 when it continues past the group.
+     */
+    private int descend(int start, int group, int words) {
+        int tiers = TIERS.length;
+        for (int k = 0; k < group; k++) {
+            int slot = groupSlot(k);
+            int i = start + k;
+            if (slot < 0) {
+                return i;
+            }
+            long remaining = 0;
+            for (int w = 0; w < words; w++) {
+                long held = 0;
+                for (int t = 0; t < tiers; t++) {
+                    held |= nodes.mask(slot, t, w); // cumulative: held in tier t or a faster one
+                    int a = t * words + w;
+                    long before = active[a];
+                    long after = before & held;
+                    if (before != after) {
+                        settle(before & ~after, w, t, i);
+                        active[a] = after;
+                    }
+                    remaining |= after;
+                }
+            }
+            if (remaining == 0) {
+                return i; // nobody left to settle
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * {@link #descend} for up to 64 workers (one word per tier) and the four tiers G1–G4, the common
+     * case, with the running sets in registers; {@code descend} is its reference (the tests run both).
+     */
+    private int descendOneWord(int start, int group) {
+        long g1 = active[0];
+        long g2 = active[1];
+        long g3 = active[2];
+        long g4 = active[3];
+        int stop = -1;
+        for (int k = 0; k < group; k++) {
+            int slot = groupSlot(k);
+            int i = start + k;
+            if (slot < 0) {
+                stop = i;
+                break;
+            }
+            long h1 = nodes.mask(slot, 0, 0);
+            long h2 = h1 | nodes.mask(slot, 1, 0); // cumulative: held in the tier or a faster one
+            long h3 = h2 | nodes.mask(slot, 2, 0);
+            long h4 = h3 | nodes.mask(slot, 3, 0);
+            long dropped1 = g1 & ~h1;
+            long dropped2 = g2 & ~h2;
+            long dropped3 = g3 & ~h3;
+            long dropped4 = g4 & ~h4;
+            if ((dropped1 | dropped2 | dropped3 | dropped4) != 0) {
+                settle(dropped1, 0, 0, i);
+                settle(dropped2, 0, 1, i);
+                settle(dropped3, 0, 2, i);
+                settle(dropped4, 0, 3, i);
+                g1 &= h1;
+                g2 &= h2;
+                g3 &= h3;
+                g4 &= h4;
+                if (g4 == 0) { // g1 ⊆ g2 ⊆ g3 ⊆ g4: nobody left to settle
+                    stop = i;
+                    break;
+                }
+            }
+        }
+        active[0] = g1;
+        active[1] = g2;
+        active[2] = g3;
+        active[3] = g4;
+        return stop;
     }
 
     @Override
@@ -237,7 +313,16 @@ public final class FlatRadixIndex implements RadixIndex {
         int tier = stored.tier().ordinal();
         boolean withParent = stored.parent() != null;
         long parent = withParent ? stored.parent().value() : 0;
-        for (KvEvent.StoredBlock block : stored.blocks()) {
+        List<KvEvent.StoredBlock> blocks = stored.blocks();
+        int count = blocks.size();
+        long touched = 0;
+        for (int i = 0; i < count; i++) {
+            long hash = blocks.get(i).hash().value();
+            touched ^= nodes.touch(hash) ^ worker.blocks.touch(hash);
+        }
+        readAhead = touched;
+        for (int i = 0; i < count; i++) {
+            KvEvent.StoredBlock block = blocks.get(i);
             long hash = block.hash().value();
             int slot = nodes.node(hash, parent, withParent, block.localHash().value());
             nodes.set(slot, tier, worker.slot);
@@ -249,9 +334,18 @@ public final class FlatRadixIndex implements RadixIndex {
 
     private void remove(WorkerState worker, KvEvent.Removed removed) {
         int tier = removed.tier().ordinal();
-        for (BlockHash hash : removed.hashes()) {
-            if (worker.blocks.remove(hash.value(), tier)) {
-                nodes.clear(nodes.find(hash.value()), tier, worker.slot);
+        List<BlockHash> hashes = removed.hashes();
+        int count = hashes.size();
+        long touched = 0;
+        for (int i = 0; i < count; i++) {
+            long hash = hashes.get(i).value();
+            touched ^= nodes.touch(hash) ^ worker.blocks.touch(hash);
+        }
+        readAhead = touched;
+        for (int i = 0; i < count; i++) {
+            long hash = hashes.get(i).value();
+            if (worker.blocks.remove(hash, tier)) {
+                nodes.clear(nodes.find(hash), tier, worker.slot);
             }
         }
     }

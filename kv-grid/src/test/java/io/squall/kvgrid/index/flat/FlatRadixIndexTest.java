@@ -18,9 +18,18 @@ class FlatRadixIndexTest extends RadixIndexContract {
 
     @Test
     void agreesWithTheReferenceOnRandomEventStreams() {
+        agreesWithTheReference(12); // one bit-set word: the register walk
+    }
+
+    @Test
+    void agreesWithTheReferenceBeyondOneWordOfWorkers() {
+        agreesWithTheReference(70); // two words: the general walk
+    }
+
+    private static void agreesWithTheReference(int workers) {
         long seed = System.nanoTime();
-        System.out.println("FlatRadixIndexTest seed=" + seed);
-        RandomEvents events = new RandomEvents(new Random(seed), 12, 40);
+        System.out.println("FlatRadixIndexTest workers=" + workers + " seed=" + seed);
+        RandomEvents events = new RandomEvents(new Random(seed), workers, 40);
         FlatRadixIndex flat = new FlatRadixIndex(16);
         ReferenceRadixIndex reference = new ReferenceRadixIndex();
 
