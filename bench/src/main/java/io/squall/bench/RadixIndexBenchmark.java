@@ -16,11 +16,13 @@ import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.infra.Blackhole;
 
 /**
  * The router's radix index at cluster scale: {@code workers} workers each holding {@code
@@ -36,6 +38,8 @@ import org.openjdk.jmh.annotations.State;
  *       {@link Churn#WINDOW} pairs earlier, so the index stays full. One operation is one event:
  *       throughput = events/s; blocks/s = events/s × {@code blocksPerEvent}. The event record is
  *       allocated per operation (as a deserialiser would); its block lists are prepared in setup.
+ *   <li>{@code applyEventsGrouped}: the same churn, applied as {@code KvIndexer} applies a drained
+ *       batch: groups of 8 events, each group prefetched before it is applied.
  *   <li>{@code findMatches}: lookup latency of a 256-block prompt that a random worker holds fully
  *       (every worker shares its system prompt); {@code Mode.SampleTime} gives percentiles.
  * </ul>
@@ -124,6 +128,7 @@ public class RadixIndexBenchmark {
 
         static final int MAX_UNITS = 1 << 20;
         static final int WINDOW = 4096;
+        static final int GROUP = 8;
 
         @Param({"1", "16"})
         int blocksPerEvent;
@@ -135,6 +140,7 @@ public class RadixIndexBenchmark {
         int units;
         long pairs;
         boolean storeNext;
+        final KvEvent[] group = new KvEvent[GROUP];
 
         @Setup(Level.Trial)
         @SuppressWarnings("unchecked")
@@ -222,6 +228,27 @@ public class RadixIndexBenchmark {
     @BenchmarkMode(Mode.Throughput)
     public Object applyEvents(Churn churn) {
         return churn.index.apply(churn.next());
+    }
+
+    /**
+     * As {@link #applyEvents}, but in groups of {@link Churn#GROUP} events applied as {@code
+     * KvIndexer} applies a drained batch: the index is told to {@link FlatRadixIndex#prefetch
+     * prefetch} the whole group, then the group is applied. Throughput is still events/s.
+     */
+    @Benchmark
+    @BenchmarkMode(Mode.Throughput)
+    @OperationsPerInvocation(Churn.GROUP)
+    public void applyEventsGrouped(Churn churn, Blackhole outcomes) {
+        KvEvent[] group = churn.group;
+        for (int i = 0; i < Churn.GROUP; i++) {
+            group[i] = churn.next();
+        }
+        for (int i = 0; i < Churn.GROUP; i++) {
+            churn.index.prefetch(group[i]);
+        }
+        for (int i = 0; i < Churn.GROUP; i++) {
+            outcomes.consume(churn.index.apply(group[i]));
+        }
     }
 
     /** Latency of one 256-block lookup against the full index. */

@@ -59,8 +59,9 @@ public final class FlatRadixIndex implements RadixIndex {
     private final OverlapScores.Builder scores = OverlapScores.builder(0);
     /**
      * Events first read the home row of each of their blocks in both tables (independent loads, so
-     * the cache misses overlap) and only then update the rows in order; the XOR of what was read
-     * lands here only so that the reads are not optimised away.
+     * the cache misses overlap) and only then update the rows in order; {@link #prefetch} does the
+     * same for a later event. The XOR of what was read lands here only so that the reads are not
+     * optimised away.
      */
     private long readAhead;
 
@@ -92,6 +93,36 @@ public final class FlatRadixIndex implements RadixIndex {
             case KvEvent.Cleared ignored -> dropBlocks(worker);
         }
         return event.eventId() == expected ? ApplyOutcome.APPLIED : new ApplyOutcome.Gap(worker.id, expected, event.eventId());
+    }
+
+    /** Reads the home rows of the event's blocks in the node table and the worker's reverse set. */
+    @Override
+    public void prefetch(KvEvent event) {
+        Objects.requireNonNull(event, "event");
+        WorkerState worker = workers.get(event.worker());
+        WorkerBlocks blocks = worker == null ? null : worker.blocks;
+        long touched = readAhead;
+        switch (event) {
+            case KvEvent.Stored stored -> {
+                List<KvEvent.StoredBlock> stores = stored.blocks();
+                for (int i = 0; i < stores.size(); i++) {
+                    touched ^= touch(stores.get(i).hash().value(), blocks);
+                }
+            }
+            case KvEvent.Removed removed -> {
+                List<BlockHash> hashes = removed.hashes();
+                for (int i = 0; i < hashes.size(); i++) {
+                    touched ^= touch(hashes.get(i).value(), blocks);
+                }
+            }
+            case KvEvent.Cleared ignored -> {
+            }
+        }
+        readAhead = touched;
+    }
+
+    private long touch(long hash, WorkerBlocks blocks) {
+        return blocks == null ? nodes.touch(hash) : nodes.touch(hash) ^ blocks.touch(hash);
     }
 
     @Override
@@ -318,7 +349,7 @@ public final class FlatRadixIndex implements RadixIndex {
         long touched = 0;
         for (int i = 0; i < count; i++) {
             long hash = blocks.get(i).hash().value();
-            touched ^= nodes.touch(hash) ^ worker.blocks.touch(hash);
+            touched ^= touch(hash, worker.blocks);
         }
         readAhead = touched;
         for (int i = 0; i < count; i++) {
@@ -339,7 +370,7 @@ public final class FlatRadixIndex implements RadixIndex {
         long touched = 0;
         for (int i = 0; i < count; i++) {
             long hash = hashes.get(i).value();
-            touched ^= nodes.touch(hash) ^ worker.blocks.touch(hash);
+            touched ^= touch(hash, worker.blocks);
         }
         readAhead = touched;
         for (int i = 0; i < count; i++) {

@@ -35,6 +35,10 @@ class FlatRadixIndexTest extends RadixIndexContract {
 
         for (int step = 0; step < 20_000; step++) {
             var event = events.next();
+            flat.prefetch(event);
+            if (step % 7 == 0) {
+                flat.prefetch(events.next()); // a hint for an event never applied changes nothing
+            }
             assertThat(flat.apply(event)).as("step %d (seed %d)", step, seed).isEqualTo(reference.apply(event));
             if (step % 50 == 0) {
                 var prompt = events.prompt();
