@@ -29,7 +29,8 @@ import java.util.Set;
  * into the running sets, and a worker's depth is fixed the moment its bit falls out. The walk stops
  * at the first unknown block or as soon as no worker remains. Cost: {@code O(blocks × ⌈workers/64⌉)}
  * word operations plus {@code O(workers)} to build the answer, independent of how many blocks are
- * cached; no allocation per block.
+ * cached. Memory-bound: blocks are probed in groups whose row reads overlap (see {@link #walk}), and
+ * nothing is allocated per lookup but the answer.
  *
  * <p>Events cost O(1) per block. Stored blocks are indexed even when their parent is unknown: such a
  * block cannot be reached by a lookup for that worker until its parent arrives, which is what a
