@@ -30,6 +30,15 @@ public interface RadixIndex {
     ApplyOutcome apply(KvEvent event);
 
     /**
+     * A hint that {@code event} will be {@link #apply applied} soon: an implementation may start
+     * loading the memory the event will touch, so that when a batch of events is applied the cache
+     * misses of later events overlap the work on earlier ones. Changes nothing observable; the
+     * event need not be applied afterwards. The default does nothing.
+     */
+    default void prefetch(KvEvent event) {
+    }
+
+    /**
      * For each worker, how many leading blocks of {@code prompt} it holds, per tier. Runs in time
      * linear in {@code prompt.length} (blocks), whatever the number of cached blocks.
      *

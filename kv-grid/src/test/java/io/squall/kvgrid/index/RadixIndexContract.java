@@ -269,4 +269,49 @@ public abstract class RadixIndexContract {
             assertThat(scores.deviceBlocks(new WorkerId(100 + w))).isEqualTo(1 + w % 10);
         }
     }
+
+    @Test
+    void consecutiveLookupsDoNotLeakIntoEachOther() {
+        BlockHash[] prompt = chain(1, 40);
+        store(A, Tier.G1, null, prompt);
+        store(B, Tier.G1, null, java.util.Arrays.copyOf(prompt, 17));
+        store(C, Tier.G1, null, prompt);
+        index.removeWorker(C);
+
+        OverlapScores full = index.findMatches(prompt);
+        OverlapScores unknown = index.findMatches(chain(2, 5));
+        OverlapScores shortPrompt = index.findMatches(java.util.Arrays.copyOf(prompt, 3));
+        index.removeWorker(A);
+        OverlapScores withoutA = index.findMatches(prompt);
+
+        assertThat(full.workers()).containsExactlyInAnyOrder(A, B);
+        assertThat(full.deviceBlocks(A)).isEqualTo(40);
+        assertThat(full.deviceBlocks(B)).isEqualTo(17);
+        assertThat(unknown.workers()).isEmpty();
+        assertThat(shortPrompt.deviceBlocks(A)).isEqualTo(3);
+        assertThat(shortPrompt.deviceBlocks(B)).isEqualTo(3);
+        assertThat(withoutA.workers()).containsExactly(B);
+        assertThat(withoutA.blocks(B, Tier.G4)).isEqualTo(17);
+        assertThat(full.deviceBlocks(A)).as("an earlier answer is not changed by later lookups").isEqualTo(40);
+    }
+
+    @Test
+    void longPromptsStopAtTheFirstMissingBlockWhereverItFalls() {
+        BlockHash[] chain = chain(1, 40);
+        store(A, Tier.G1, null, chain);
+        store(B, Tier.G1, null, java.util.Arrays.copyOf(chain, 17));
+        store(B, Tier.G2, chain[16], java.util.Arrays.copyOfRange(chain, 17, 33));
+
+        for (int missing : new int[] {0, 1, 15, 16, 17, 31, 32, 33, 39, 40}) {
+            BlockHash[] prompt = chain.clone();
+            if (missing < prompt.length) {
+                prompt[missing] = new BlockHash(-1 - missing);
+            }
+            OverlapScores scores = index.findMatches(prompt);
+
+            assertThat(scores.blocks(A, Tier.G1)).as("A, first missing block %d", missing).isEqualTo(missing);
+            assertThat(scores.blocks(B, Tier.G1)).as("B in G1, first missing block %d", missing).isEqualTo(Math.min(missing, 17));
+            assertThat(scores.blocks(B, Tier.G2)).as("B in G2, first missing block %d", missing).isEqualTo(Math.min(missing, 33));
+        }
+    }
 }

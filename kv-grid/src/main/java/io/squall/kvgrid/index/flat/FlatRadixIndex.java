@@ -29,7 +29,8 @@ import java.util.Set;
  * into the running sets, and a worker's depth is fixed the moment its bit falls out. The walk stops
  * at the first unknown block or as soon as no worker remains. Cost: {@code O(blocks × ⌈workers/64⌉)}
  * word operations plus {@code O(workers)} to build the answer, independent of how many blocks are
- * cached; no allocation per block.
+ * cached. Memory-bound: blocks are probed in groups whose row reads overlap (see {@link #walk}), and
+ * nothing is allocated per lookup but the answer.
  *
  * <p>Events cost O(1) per block. Stored blocks are indexed even when their parent is unknown: such a
  * block cannot be reached by a lookup for that worker until its parent arrives, which is what a
@@ -38,6 +39,8 @@ import java.util.Set;
 public final class FlatRadixIndex implements RadixIndex {
 
     private static final Tier[] TIERS = Tier.values();
+    /** Prompt blocks whose node rows a lookup reads ahead at once (see {@link #walk}). */
+    private static final int AHEAD = 16;
 
     private final NodeTable nodes;
     private final Map<WorkerId, WorkerState> workers = new HashMap<>();
@@ -46,6 +49,22 @@ public final class FlatRadixIndex implements RadixIndex {
     private int slotHighWater;
     private int[] freeSlots = new int[8];
     private int freeCount;
+
+    // Lookup scratch, reused by every findMatches (one owner thread): nothing is allocated per
+    // lookup but the answer itself.
+    private final long[] groupHashes = new long[AHEAD];
+    private final int[] groupHomes = new int[AHEAD];
+    private final long[] groupKeys = new long[AHEAD];
+    private long[] active = new long[TIERS.length];
+    private int[] depth = new int[TIERS.length * 64];
+    private final OverlapScores.Builder scores = OverlapScores.builder(0);
+    /**
+     * Events first read the home row of each of their blocks in both tables (independent loads, so
+     * the cache misses overlap) and only then update the rows in order; {@link #prefetch} does the
+     * same for a later event. The XOR of what was read lands here only so that the reads are not
+     * optimised away.
+     */
+    private long readAhead;
 
     /** An empty index sized for about {@code expectedBlocks} distinct blocks (it grows as needed). */
     public FlatRadixIndex(int expectedBlocks) {
@@ -77,6 +96,36 @@ public final class FlatRadixIndex implements RadixIndex {
         return event.eventId() == expected ? ApplyOutcome.APPLIED : new ApplyOutcome.Gap(worker.id, expected, event.eventId());
     }
 
+    /** Reads the home rows of the event's blocks in the node table and the worker's reverse set. */
+    @Override
+    public void prefetch(KvEvent event) {
+        Objects.requireNonNull(event, "event");
+        WorkerState worker = workers.get(event.worker());
+        WorkerBlocks blocks = worker == null ? null : worker.blocks;
+        long touched = readAhead;
+        switch (event) {
+            case KvEvent.Stored stored -> {
+                List<KvEvent.StoredBlock> stores = stored.blocks();
+                for (int i = 0; i < stores.size(); i++) {
+                    touched ^= touch(stores.get(i).hash().value(), blocks);
+                }
+            }
+            case KvEvent.Removed removed -> {
+                List<BlockHash> hashes = removed.hashes();
+                for (int i = 0; i < hashes.size(); i++) {
+                    touched ^= touch(hashes.get(i).value(), blocks);
+                }
+            }
+            case KvEvent.Cleared ignored -> {
+            }
+        }
+        readAhead = touched;
+    }
+
+    private long touch(long hash, WorkerBlocks blocks) {
+        return blocks == null ? nodes.touch(hash) : nodes.touch(hash) ^ blocks.touch(hash);
+    }
+
     @Override
     public OverlapScores findMatches(BlockHash[] prompt) {
         Objects.requireNonNull(prompt, "prompt");
@@ -86,20 +135,81 @@ public final class FlatRadixIndex implements RadixIndex {
         }
         int words = nodes.words();
         int tiers = TIERS.length;
-        long[] active = new long[tiers * words];
+        if (active.length < tiers * words) {
+            active = new long[tiers * words];
+        }
+        if (depth.length < tiers * slotHighWater) {
+            depth = new int[tiers * Math.max(slotHighWater, depth.length / tiers * 2)];
+        }
         for (int t = 0; t < tiers; t++) {
             System.arraycopy(registered, 0, active, t * words, words);
         }
-        int[] depth = new int[tiers * slotHighWater];
-        int i = 0;
-        for (; i < blocks; i++) {
-            BlockHash hash = prompt[i];
+        int matched = walk(prompt, words);
+        for (int t = 0; t < tiers; t++) {
+            for (int w = 0; w < words; w++) {
+                settle(active[t * words + w], w, t, matched);
+            }
+        }
+        return scores(blocks);
+    }
+
+    /**
+     * Descends the prompt, ANDing each block's tier masks into {@link #active} and settling the
+     * depth of every worker whose bit falls out; returns the depth of the workers still active.
+     *
+     * <p>The blocks are probed in groups of {@link #AHEAD}: first the home row of every block in the
+     * group is read (independent loads, so their cache and TLB misses overlap instead of queueing
+     * behind each other), then the group is walked in order against rows that are now cached. At
+     * most {@code AHEAD - 1} rows are read in vain when the walk stops early.
+     */
+    private int walk(BlockHash[] prompt, int words) {
+        int blocks = prompt.length;
+        for (int start = 0; start < blocks; start += AHEAD) {
+            int group = Math.min(AHEAD, blocks - start);
+            readGroup(prompt, start, group);
+            int stop = words == 1 && TIERS.length == 4 ? descendOneWord(start, group) : descend(start, group, words);
+            if (stop >= 0) {
+                return stop;
+            }
+        }
+        return blocks;
+    }
+
+    /** Reads the home rows of {@code prompt[start .. start+group)} into the group scratch. */
+    private void readGroup(BlockHash[] prompt, int start, int group) {
+        for (int k = 0; k < group; k++) {
+            BlockHash hash = prompt[start + k];
             if (hash == null) {
                 throw new NullPointerException("prompt holds a null block hash");
             }
-            int slot = nodes.find(hash.value());
+            long value = hash.value();
+            int home = nodes.home(value);
+            groupHashes[k] = value;
+            groupHomes[k] = home;
+            groupKeys[k] = nodes.key(home);
+        }
+    }
+
+    /** The node slot of the group's {@code k}-th block, or -1. */
+    private int groupSlot(int k) {
+        long value = groupHashes[k];
+        if (value == 0) {
+            return nodes.find(0);
+        }
+        return groupKeys[k] == value ? groupHomes[k] : nodes.findFrom(groupHomes[k], value);
+    }
+
+    /**
+     * Walks one group for any number of bit-set words; returns where the walk stops (the depth of
+     * the workers still active), or -1 when it continues past the group.
+     */
+    private int descend(int start, int group, int words) {
+        int tiers = TIERS.length;
+        for (int k = 0; k < group; k++) {
+            int slot = groupSlot(k);
+            int i = start + k;
             if (slot < 0) {
-                break;
+                return i;
             }
             long remaining = 0;
             for (int w = 0; w < words; w++) {
@@ -110,22 +220,64 @@ public final class FlatRadixIndex implements RadixIndex {
                     long before = active[a];
                     long after = before & held;
                     if (before != after) {
-                        settle(before & ~after, w, t, i, depth);
+                        settle(before & ~after, w, t, i);
                         active[a] = after;
                     }
                     remaining |= after;
                 }
             }
             if (remaining == 0) {
+                return i; // nobody left to settle
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * {@link #descend} for up to 64 workers (one word per tier) and the four tiers G1–G4, the common
+     * case, with the running sets in registers; {@code descend} is its reference (the tests run both).
+     */
+    private int descendOneWord(int start, int group) {
+        long g1 = active[0];
+        long g2 = active[1];
+        long g3 = active[2];
+        long g4 = active[3];
+        int stop = -1;
+        for (int k = 0; k < group; k++) {
+            int slot = groupSlot(k);
+            int i = start + k;
+            if (slot < 0) {
+                stop = i;
                 break;
             }
-        }
-        for (int t = 0; t < tiers; t++) {
-            for (int w = 0; w < words; w++) {
-                settle(active[t * words + w], w, t, i, depth);
+            long h1 = nodes.mask(slot, 0, 0);
+            long h2 = h1 | nodes.mask(slot, 1, 0); // cumulative: held in the tier or a faster one
+            long h3 = h2 | nodes.mask(slot, 2, 0);
+            long h4 = h3 | nodes.mask(slot, 3, 0);
+            long dropped1 = g1 & ~h1;
+            long dropped2 = g2 & ~h2;
+            long dropped3 = g3 & ~h3;
+            long dropped4 = g4 & ~h4;
+            if ((dropped1 | dropped2 | dropped3 | dropped4) != 0) {
+                settle(dropped1, 0, 0, i);
+                settle(dropped2, 0, 1, i);
+                settle(dropped3, 0, 2, i);
+                settle(dropped4, 0, 3, i);
+                g1 &= h1;
+                g2 &= h2;
+                g3 &= h3;
+                g4 &= h4;
+                if (g4 == 0) { // g1 ⊆ g2 ⊆ g3 ⊆ g4: nobody left to settle
+                    stop = i;
+                    break;
+                }
             }
         }
-        return scores(blocks, depth);
+        active[0] = g1;
+        active[1] = g2;
+        active[2] = g3;
+        active[3] = g4;
+        return stop;
     }
 
     @Override
@@ -193,7 +345,16 @@ public final class FlatRadixIndex implements RadixIndex {
         int tier = stored.tier().ordinal();
         boolean withParent = stored.parent() != null;
         long parent = withParent ? stored.parent().value() : 0;
-        for (KvEvent.StoredBlock block : stored.blocks()) {
+        List<KvEvent.StoredBlock> blocks = stored.blocks();
+        int count = blocks.size();
+        long touched = 0;
+        for (int i = 0; i < count; i++) {
+            long hash = blocks.get(i).hash().value();
+            touched ^= touch(hash, worker.blocks);
+        }
+        readAhead = touched;
+        for (int i = 0; i < count; i++) {
+            KvEvent.StoredBlock block = blocks.get(i);
             long hash = block.hash().value();
             int slot = nodes.node(hash, parent, withParent, block.localHash().value());
             nodes.set(slot, tier, worker.slot);
@@ -205,9 +366,18 @@ public final class FlatRadixIndex implements RadixIndex {
 
     private void remove(WorkerState worker, KvEvent.Removed removed) {
         int tier = removed.tier().ordinal();
-        for (BlockHash hash : removed.hashes()) {
-            if (worker.blocks.remove(hash.value(), tier)) {
-                nodes.clear(nodes.find(hash.value()), tier, worker.slot);
+        List<BlockHash> hashes = removed.hashes();
+        int count = hashes.size();
+        long touched = 0;
+        for (int i = 0; i < count; i++) {
+            long hash = hashes.get(i).value();
+            touched ^= touch(hash, worker.blocks);
+        }
+        readAhead = touched;
+        for (int i = 0; i < count; i++) {
+            long hash = hashes.get(i).value();
+            if (worker.blocks.remove(hash, tier)) {
+                nodes.clear(nodes.find(hash), tier, worker.slot);
             }
         }
     }
@@ -250,7 +420,7 @@ public final class FlatRadixIndex implements RadixIndex {
     }
 
     /** Records depth {@code blocks} in tier {@code tier} for every worker slot in {@code bits} of word {@code word}. */
-    private static void settle(long bits, int word, int tier, int blocks, int[] depth) {
+    private void settle(long bits, int word, int tier, int blocks) {
         while (bits != 0) {
             int slot = (word << 6) + Long.numberOfTrailingZeros(bits);
             depth[tier + slot * TIERS.length] = blocks;
@@ -258,20 +428,20 @@ public final class FlatRadixIndex implements RadixIndex {
         }
     }
 
-    private OverlapScores scores(int blocks, int[] depth) {
-        OverlapScores.Builder scores = OverlapScores.builder(blocks);
-        int slowest = TIERS.length - 1;
-        for (int slot = 0; slot < slotHighWater; slot++) {
-            int base = slot * TIERS.length;
-            if (depth[base + slowest] == 0) {
-                continue;
-            }
-            WorkerId worker = bySlot[slot].id;
-            for (Tier tier : TIERS) {
-                scores.depth(worker, tier, depth[base + tier.ordinal()]);
+    /**
+     * The answer from {@link #depth}. Only registered slots are read: each of them was settled in
+     * every tier by this lookup (a bit leaves the active sets exactly once), so the scratch needs no
+     * clearing between lookups, and slots of removed workers keep stale values that are never read.
+     */
+    private OverlapScores scores(int blocks) {
+        OverlapScores.Builder answer = scores.reset(blocks);
+        for (int w = 0; w < registered.length; w++) {
+            for (long bits = registered[w]; bits != 0; bits &= bits - 1) {
+                int slot = (w << 6) + Long.numberOfTrailingZeros(bits);
+                answer.depths(bySlot[slot].id, depth, slot * TIERS.length); // skips workers with no block
             }
         }
-        return scores.build();
+        return answer.build();
     }
 
     /** What the index knows of one worker. */
