@@ -15,8 +15,10 @@ import io.squall.gateway.preprocess.TextStream;
 import io.squall.gateway.security.ApiKeyGuard;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Schedulers;
 
 import java.time.Duration;
@@ -25,6 +27,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -204,11 +208,9 @@ public final class OpenAiService {
         for (int i = 0; i < job.choices(); i++) {
             choices.add(choice(job, i));
         }
-        long deadline = job.startNanos() + timeout.toNanos();
         Flux<Indexed> admitted = limiter.acquire()
                 .flatMapMany(permit -> Flux.merge(choices).doFinally(signal -> permit.release()));
-        return admitted
-                .timeout(Mono.defer(() -> delayUntil(deadline)), d -> delayUntil(deadline))
+        return withDeadline(admitted, job.startNanos() + timeout.toNanos())
                 .onErrorMap(e -> {
                     ApiException api = ApiException.from(e);
                     if (api.error() == ApiError.TIMEOUT) {
@@ -241,8 +243,19 @@ public final class OpenAiService {
         return text.map(delta -> new Indexed(index, delta));
     }
 
-    private static Mono<Long> delayUntil(long deadlineNanos) {
-        return Mono.delay(Duration.ofNanos(Math.max(0, deadlineNanos - System.nanoTime())));
+    /**
+     * {@code source}, failing with a {@link TimeoutException} if it has not terminated by {@code deadlineNanos}.
+     * One timer per subscription, cancelled when the source ends: {@code Flux.timeout} with a fresh
+     * {@code Mono.delay} per item would schedule (and usually wake a timer thread for) every token.
+     */
+    private static <T> Flux<T> withDeadline(Flux<T> source, long deadlineNanos) {
+        return Flux.defer(() -> {
+            Sinks.Empty<Void> expired = Sinks.empty();
+            Mono<Void> deadline = expired.asMono();
+            Disposable timer = Schedulers.parallel().schedule(expired::tryEmitEmpty,
+                    Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+            return source.timeout(deadline, item -> deadline).doFinally(signal -> timer.dispose());
+        });
     }
 
     private static String newId(String prefix) {
