@@ -11,12 +11,13 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.Iterator;
-import java.util.stream.Stream;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * Streams chat completions from an OpenAI-compatible server over HTTP/1.1 and times the SSE chunks as they
- * arrive. Sends {@code "ignore_eos": true} (an extension Squall honours) so every request generates exactly
+ * arrive, reading them on the calling thread ({@link StreamingHttpClient}); the untimed probes use
+ * {@code java.net.http}. Sends {@code "ignore_eos": true} (an extension Squall honours) so every request generates exactly
  * {@code max_tokens}.
  */
 public final class HttpTarget implements Target {
@@ -24,6 +25,8 @@ public final class HttpTarget implements Target {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final HttpClient client;
+    private final StreamingHttpClient streams;
+    private final Map<String, String> streamHeaders;
     private final URI base;
     private final String model;
     private final String apiKey;
@@ -36,8 +39,16 @@ public final class HttpTarget implements Target {
     public HttpTarget(URI base, String model, String apiKey) {
         this.client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(Duration.ofSeconds(10)).build();
+        this.streams = new StreamingHttpClient(base, Duration.ofSeconds(10), Duration.ofMinutes(30));
         this.base = base;
         this.apiKey = apiKey;
+        Map<String, String> headers = new LinkedHashMap<>();
+        headers.put("Content-Type", "application/json");
+        headers.put("Accept", "text/event-stream");
+        if (apiKey != null) {
+            headers.put("Authorization", "Bearer " + apiKey);
+        }
+        this.streamHeaders = Map.copyOf(headers);
         this.model = model.equals("auto") ? firstModel() : model;
     }
 
@@ -113,32 +124,33 @@ public final class HttpTarget implements Target {
     @Override
     public Outcome send(BenchRequest request) {
         long start = System.nanoTime();
-        try {
-            HttpResponse<Stream<String>> response = client.send(request("/v1/chat/completions")
-                    .header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofByteArray(body(request, true))).build(),
-                    HttpResponse.BodyHandlers.ofLines());
-            if (response.statusCode() != 200) {
-                String text = String.join("\n", response.body().toList());
-                return Outcome.failed(System.nanoTime() - start, "HTTP " + response.statusCode() + ": " + text);
+        try (StreamingHttpClient.Response response = streams.post(base.resolve("/v1/chat/completions").getRawPath(),
+                streamHeaders, body(request, true))) {
+            if (response.status() != 200) {
+                StringBuilder text = new StringBuilder();
+                for (String line; (line = response.readLine()) != null; ) {
+                    text.append(line).append('\n');
+                }
+                return Outcome.failed(System.nanoTime() - start, "HTTP " + response.status() + ": " + text.toString().strip());
             }
-            return read(response.body().iterator(), start);
+            return read(response, start);
         } catch (IOException | RuntimeException e) {
             return Outcome.failed(System.nanoTime() - start, e.toString());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return Outcome.failed(System.nanoTime() - start, "interrupted");
         }
     }
 
-    private static Outcome read(Iterator<String> lines, long start) throws IOException {
+    @Override
+    public void close() {
+        streams.close();
+    }
+
+    private static Outcome read(StreamingHttpClient.Response response, long start) throws IOException {
         long ttft = -1;
         long last = 0;
         LongList itl = new LongList();
         int tokens = 0;
         StringBuilder text = new StringBuilder();
-        while (lines.hasNext()) {
-            String line = lines.next();
+        for (String line; (line = response.readLine()) != null; ) {
             if (!line.startsWith("data:")) {
                 continue;
             }

@@ -12,8 +12,9 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Runs a {@link Workload} against a {@link Target}: at most {@code concurrency} requests at once (one virtual
- * thread per user conversation), optionally started as a Poisson process of {@code rate} conversations per
+ * Runs a {@link Workload} against a {@link Target}: at most {@code concurrency} requests at once (one platform
+ * thread per user conversation, which reads its response itself: a virtual thread is woken through the JDK's
+ * poller and then a carrier thread, two hops that on a loaded machine delayed every timed event), optionally started as a Poisson process of {@code rate} conversations per
  * second. A conversation's turns run in order, each resending the history including the replies so far.
  */
 public final class LoadGenerator {
@@ -43,7 +44,7 @@ public final class LoadGenerator {
         Random arrivals = new Random(seed);
         List<Outcome> outcomes = java.util.Collections.synchronizedList(new ArrayList<>());
         long start = System.nanoTime();
-        try (ExecutorService users = Executors.newVirtualThreadPerTaskExecutor()) {
+        try (ExecutorService users = Executors.newThreadPerTaskExecutor(Thread.ofPlatform().name("bench-user-", 0).factory())) {
             List<Future<?>> running = new ArrayList<>();
             long next = start;
             for (List<Workload.Turn> conversation : workload.conversations()) {

@@ -19,6 +19,7 @@ import io.squall.gateway.service.ApiRequest;
 import io.squall.gateway.service.OpenAiService;
 import io.squall.gateway.service.Reply;
 import reactor.core.publisher.Flux;
+import reactor.core.scheduler.Schedulers;
 
 import java.util.Iterator;
 
@@ -63,7 +64,7 @@ final class ClientApiResponder implements RSocket {
                 }
             }
             byte[] body = ByteBufUtil.getBytes(payload.sliceData());
-            ApiRequest request = new ApiRequest(authorization, body, ApiRequest.Delivery.STREAM);
+            ApiRequest request = new ApiRequest(authorization, body, ApiRequest.Delivery.STREAM, Schedulers.parallel());
             Reply reply;
             if (Routes.V1_CHAT.equals(route)) {
                 reply = service.chat(request);

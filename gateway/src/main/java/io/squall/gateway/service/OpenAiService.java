@@ -15,8 +15,11 @@ import io.squall.gateway.preprocess.TextStream;
 import io.squall.gateway.security.ApiKeyGuard;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
 import java.time.Duration;
@@ -25,6 +28,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -35,9 +40,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>Synchronous failures (auth, validation, unknown model, context, overload of a streamed request) are
  * thrown as {@link ApiException} before any output; later failures are error signals carrying one.
  *
- * <p>Demand and buffering: each choice prefetches at most {@value #TOKEN_WINDOW} token chunks from the worker
- * (so generation stays a little ahead of a slow client, and the worker's thread never formats JSON); beyond
- * that, the client's demand drives generation. Thread-safe.
+ * <p>Threads: the worker's tokens are handed to the request's {@link ApiRequest#emitOn()} scheduler (for HTTP,
+ * the connection's event loop), where they are detokenized, matched against stop strings and formatted, so the
+ * worker's thread never formats JSON and a formatted chunk is written without a further hop.
+ *
+ * <p>Demand and buffering: each choice prefetches at most {@value #TOKEN_WINDOW} token chunks from the worker and
+ * asks for more once three quarters of them are consumed, so at one stream the worker is never idle waiting for
+ * a {@code request(n)} round trip, and generation stays at most that far ahead of a slow client; beyond that,
+ * the client's demand drives generation. Thread-safe.
  */
 public final class OpenAiService {
 
@@ -96,7 +106,8 @@ public final class OpenAiService {
             int[] prompt = served.preprocessor().chat(chat.messages(), chat.tools());
             int budget = served.preprocessor().budget(prompt.length, chat.params().maxTokens());
             boolean tools = chat.tools() != null;
-            Job job = new Job(Route.CHAT, served, chat.params(), List.of(prompt), new int[] {budget}, start, tools);
+            Job job = new Job(Route.CHAT, served, chat.params(), List.of(prompt), new int[] {budget}, start, tools,
+                    request.emitOn());
             ResponseFormat format = new ChatFormat(newId("chatcmpl-"), Instant.now().getEpochSecond(), model,
                     served.endpoint().tokenizer(), job.choices(), tools);
             return reply(job, format, request.delivery());
@@ -124,7 +135,8 @@ public final class OpenAiService {
                 budgets[prompts.size()] = served.preprocessor().budget(ids.length, completion.params().maxTokens());
                 prompts.add(ids);
             }
-            Job job = new Job(Route.COMPLETIONS, served, completion.params(), prompts, budgets, start, false);
+            Job job = new Job(Route.COMPLETIONS, served, completion.params(), prompts, budgets, start, false,
+                    request.emitOn());
             ResponseFormat format = new CompletionFormat(newId("cmpl-"), Instant.now().getEpochSecond(), model,
                     served.endpoint().tokenizer(), job.choices());
             return reply(job, format, request.delivery());
@@ -147,9 +159,10 @@ public final class OpenAiService {
      *
      * @param prompts one or more prompts; choice {@code i} continues prompt {@code i / n}
      * @param budgets token budget per prompt
+     * @param emitOn  where the worker's tokens are turned into output
      */
     private record Job(Route route, ModelRegistry.Served served, GenerationParams params, List<int[]> prompts,
-                       int[] budgets, long startNanos, boolean toolsActive) {
+                       int[] budgets, long startNanos, boolean toolsActive, Scheduler emitOn) {
 
         int choices() {
             return prompts.size() * params.n();
@@ -204,11 +217,9 @@ public final class OpenAiService {
         for (int i = 0; i < job.choices(); i++) {
             choices.add(choice(job, i));
         }
-        long deadline = job.startNanos() + timeout.toNanos();
         Flux<Indexed> admitted = limiter.acquire()
                 .flatMapMany(permit -> Flux.merge(choices).doFinally(signal -> permit.release()));
-        return admitted
-                .timeout(Mono.defer(() -> delayUntil(deadline)), d -> delayUntil(deadline))
+        return withDeadline(admitted, job.startNanos() + timeout.toNanos())
                 .onErrorMap(e -> {
                     ApiException api = ApiException.from(e);
                     if (api.error() == ApiError.TIMEOUT) {
@@ -231,7 +242,7 @@ public final class OpenAiService {
         GenerateRequest request = new GenerateRequest(newId("seq-"), prompt, params.samplingFor(index % params.n()),
                 job.budgets()[promptIndex], params.ignoreEos(), params.topLogprobs());
         Flux<TokenChunk> upstream = Flux.defer(() -> job.served().endpoint().service().generate(request))
-                .publishOn(Schedulers.parallel(), TOKEN_WINDOW);
+                .publishOn(job.emitOn(), TOKEN_WINDOW);
         Flux<TextDelta> text = TextStream.of(upstream, job.served().endpoint().tokenizer(), params.stop(), prompt.length,
                 () -> metrics.cancellation("stop_string"));
         if (job.toolsActive()) {
@@ -241,8 +252,19 @@ public final class OpenAiService {
         return text.map(delta -> new Indexed(index, delta));
     }
 
-    private static Mono<Long> delayUntil(long deadlineNanos) {
-        return Mono.delay(Duration.ofNanos(Math.max(0, deadlineNanos - System.nanoTime())));
+    /**
+     * {@code source}, failing with a {@link TimeoutException} if it has not terminated by {@code deadlineNanos}.
+     * One timer per subscription, cancelled when the source ends: {@code Flux.timeout} with a fresh
+     * {@code Mono.delay} per item would schedule (and usually wake a timer thread for) every token.
+     */
+    private static <T> Flux<T> withDeadline(Flux<T> source, long deadlineNanos) {
+        return Flux.defer(() -> {
+            Sinks.Empty<Void> expired = Sinks.empty();
+            Mono<Void> deadline = expired.asMono();
+            Disposable timer = Schedulers.parallel().schedule(expired::tryEmitEmpty,
+                    Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+            return source.timeout(deadline, item -> deadline).doFinally(signal -> timer.dispose());
+        });
     }
 
     private static String newId(String prefix) {
