@@ -102,7 +102,7 @@ class OpenAiHttpIT {
     void streamIsSseChunksEndingWithUsageAndDone() throws Exception {
         HttpResponse<String> response = http.post("/v1/chat/completions", """
                 {"model":"demo","messages":[{"role":"user","content":[{"type":"text","text":"Hi"}]}],
-                 "max_tokens":5,"temperature":0,"stream":true,"stream_options":{"include_usage":true}}""");
+                 "max_tokens":5,"temperature":0,"ignore_eos":true,"stream":true,"stream_options":{"include_usage":true}}""");
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(response.headers().firstValue("content-type")).hasValueSatisfying(t -> assertThat(t).startsWith("text/event-stream"));
         assertThat(response.body()).contains("data: {").endsWith("data: [DONE]\n\n");

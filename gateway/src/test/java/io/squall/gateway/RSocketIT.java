@@ -41,7 +41,7 @@ class RSocketIT {
     private static final String KEY = "sk-rsocket-test";
     private static final String CHAT = """
             {"model":"demo","messages":[{"role":"user","content":"hello"}],"max_tokens":4,"temperature":0,
-             "stream_options":{"include_usage":true}}""";
+             "ignore_eos":true,"stream_options":{"include_usage":true}}""";
 
     @TempDir
     static Path dir;
@@ -104,7 +104,7 @@ class RSocketIT {
             assertThat(chunks.getLast().path("usage").path("completion_tokens").asInt()).isEqualTo(4);
 
             List<JsonNode> completion = stream(socket, Routes.V1_COMPLETIONS, KEY,
-                    "{\"model\":\"demo\",\"prompt\":\"abc\",\"max_tokens\":3}");
+                    "{\"model\":\"demo\",\"prompt\":\"abc\",\"max_tokens\":3,\"ignore_eos\":true}");
             assertThat(completion.getLast().path("choices").path(0).path("finish_reason").asText()).isEqualTo("length");
 
             assertThatThrownBy(() -> stream(socket, Routes.V1_CHAT, null, CHAT))
