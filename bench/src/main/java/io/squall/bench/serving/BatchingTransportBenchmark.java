@@ -84,7 +84,8 @@ public final class BatchingTransportBenchmark {
         try (Engine engine = engine(model, kernels, PROMPT + outputTokens + 1, true)) {
             BatchScheduler scheduler = engine.scheduler();
             GenerateService service = new SchedulerGenerateService(scheduler);
-            run(service, 2, outputTokens, model); // warm-up
+            run(service, 1, outputTokens, model); // warm-up: the batch-1 (decode) and batched matmul paths
+            run(service, 2, outputTokens, model);
             for (int concurrency : new int[] {1, 4, 16, 32}) {
                 double rate = run(service, concurrency, outputTokens, model);
                 System.out.printf(Locale.ROOT, "decode in-process concurrency=%d tokens/s=%.1f%n", concurrency, rate);
