@@ -22,7 +22,7 @@ import java.util.concurrent.Callable;
  * {@code --rsocket-port}, WebSocket at {@code /rsocket} on {@code --http-port}) forwarding round robin
  * until the OpenAI gateway lands. Serves until SIGINT/SIGTERM.
  */
-@Command(name = "serve", description = "Serve a model in one JVM (embedded cluster, workers, generate pass-through).")
+@Command(name = "serve", description = "Serve a model in one JVM: an embedded cluster member, workers and the OpenAI gateway.")
 final class ServeCommand implements Callable<Integer> {
 
     @Option(names = "--model", description = "GGUF model file (default: a demo model with random weights)")
@@ -41,13 +41,9 @@ final class ServeCommand implements Callable<Integer> {
     int workers;
 
     @CommandLine.Mixin
-    KvOptions kv;
+    WorkerOptions stage;
 
-    @Option(names = "--max-sequences", defaultValue = "64", description = "sequences batched at once per worker (default: ${DEFAULT-VALUE})")
-    int maxSequences;
 
-    @Option(names = "--context", defaultValue = "4096", description = "longest sequence in tokens (default: ${DEFAULT-VALUE})")
-    int context;
 
     @Override
     public Integer call() throws Exception {
@@ -69,7 +65,7 @@ final class ServeCommand implements Callable<Integer> {
         List<AutoCloseable> stages = new ArrayList<>();
         for (int i = 0; i < workers; i++) {
             WorkerApplication worker = WorkerApplication.start(new WorkerConfig(WorkerRole.AGGREGATED, host, 0, 0,
-                    Cluster.NAME, WorkerCommand.batch(maxSequences), kv.config(workers > 1 ? "worker-" + i : null), context),
+                    Cluster.NAME, stage.batch(), stage.kv(workers > 1 ? "worker-" + i : null), stage.context),
                     shared, cluster.discovery().discovery(), cluster.kvSharing());
             stages.add(worker);
             worker.worker().ready().get();

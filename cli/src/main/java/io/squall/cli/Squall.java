@@ -37,6 +37,7 @@ public final class Squall implements Runnable {
     /** Runs the command line with the given streams and returns the exit code (0 on success). */
     static int execute(PrintWriter out, PrintWriter err, String... args) {
         CommandLine commandLine = new CommandLine(new Squall());
+        commandLine.getSubcommands().values().forEach(sub -> sub.getCommandSpec().mixinStandardHelpOptions(true));
         commandLine.setOut(out);
         commandLine.setErr(err);
         commandLine.setExecutionExceptionHandler(Squall::reportFailure);

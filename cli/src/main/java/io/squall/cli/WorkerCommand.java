@@ -2,7 +2,6 @@ package io.squall.cli;
 
 import io.squall.functions.api.discovery.WorkerInstance;
 import io.squall.functions.api.discovery.WorkerRole;
-import io.squall.functions.engine.batch.BatchConfig;
 import io.squall.functions.worker.ModelSource;
 import io.squall.functions.worker.WorkerConfig;
 import io.squall.functions.worker.micronaut.WorkerApplication;
@@ -41,13 +40,9 @@ final class WorkerCommand implements Callable<Integer> {
     int rsocketPort;
 
     @CommandLine.Mixin
-    KvOptions kv;
+    WorkerOptions stage;
 
-    @Option(names = "--max-sequences", defaultValue = "64", description = "sequences batched at once (default: ${DEFAULT-VALUE})")
-    int maxSequences;
 
-    @Option(names = "--context", defaultValue = "4096", description = "longest sequence in tokens (default: ${DEFAULT-VALUE})")
-    int context;
 
     @Override
     public Integer call() throws Exception {
@@ -55,7 +50,7 @@ final class WorkerCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--model " + model + " is not a file");
         }
         WorkerConfig config = new WorkerConfig(WorkerRole.parse(role), host, httpPort, rsocketPort, Cluster.NAME,
-                batch(maxSequences), kv.config(), context);
+                stage.batch(), stage.kv(), stage.context);
         Cluster cluster = Cluster.join(host, gridPort, join);
         WorkerApplication worker = WorkerApplication.start(config, ModelSource.file(model), cluster.discovery().discovery(),
                 cluster.kvSharing());
@@ -73,9 +68,4 @@ final class WorkerCommand implements Callable<Integer> {
         return 0;
     }
 
-    static BatchConfig batch(int maxSequences) {
-        BatchConfig defaults = BatchConfig.defaults();
-        return new BatchConfig(maxSequences, defaults.maxBatchedTokens(), defaults.chunkedPrefill(),
-                defaults.maxWaitingSequences(), defaults.prefixCaching());
-    }
 }

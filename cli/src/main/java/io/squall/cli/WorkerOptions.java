@@ -1,0 +1,50 @@
+package io.squall.cli;
+
+import io.squall.functions.engine.batch.BatchConfig;
+import io.squall.functions.worker.kv.KvConfig;
+import picocli.CommandLine.Option;
+
+import java.nio.file.Path;
+
+/**
+ * How each worker runs: the batch limits ({@code --max-sequences}, {@code --context}) and the
+ * {@code --kv-*} options sizing its KV tiers G1, G2 and G3. Shared by {@code squall serve} and
+ * {@code squall worker}.
+ */
+final class WorkerOptions {
+
+    @Option(names = "--max-sequences", defaultValue = "64", description = "sequences batched at once per worker (default: ${DEFAULT-VALUE})")
+    int maxSequences;
+
+    @Option(names = "--context", defaultValue = "4096", description = "longest sequence in tokens (default: ${DEFAULT-VALUE})")
+    int context;
+
+    @Option(names = "--kv-blocks", defaultValue = "4096", description = "G1 KV blocks of 16 tokens per worker (default: ${DEFAULT-VALUE})")
+    int blocks;
+
+    @Option(names = "--kv-host-bytes", defaultValue = "0", description = "G2 off-heap host memory for evicted blocks, in bytes (default: none)")
+    long hostBytes;
+
+    @Option(names = "--kv-disk-dir", description = "G3 directory for evicted blocks (default: none)")
+    Path diskDir;
+
+    @Option(names = "--kv-disk-bytes", defaultValue = "0", description = "G3 capacity in bytes")
+    long diskBytes;
+
+    /** The batching limits: {@code --max-sequences}, the other limits at their defaults. */
+    BatchConfig batch() {
+        BatchConfig defaults = BatchConfig.defaults();
+        return new BatchConfig(maxSequences, defaults.maxBatchedTokens(), defaults.chunkedPrefill(),
+                defaults.maxWaitingSequences(), defaults.prefixCaching());
+    }
+
+    /** The tiers of a worker; {@code subdirectory} separates the disk tiers of several workers in one process. */
+    KvConfig kv(String subdirectory) {
+        Path dir = diskDir == null || subdirectory == null ? diskDir : diskDir.resolve(subdirectory);
+        return new KvConfig(blocks, 16, hostBytes, dir, diskBytes);
+    }
+
+    KvConfig kv() {
+        return kv(null);
+    }
+}
