@@ -19,16 +19,42 @@ final class LocationProcessors {
     private LocationProcessors() {
     }
 
-    /** Adds one location. */
-    static final class AddLocation implements EntryProcessor<Long, BlockLocations, Boolean>, IdentifiedDataSerializable {
+    /** A processor about one location: the location is its whole serialised state. */
+    abstract static class OneLocation implements EntryProcessor<Long, BlockLocations, Boolean>, IdentifiedDataSerializable {
 
-        private BlockLocation location;
+        BlockLocation location;
+
+        OneLocation() {
+        }
+
+        OneLocation(BlockLocation location) {
+            this.location = location;
+        }
+
+        @Override
+        public int getFactoryId() {
+            return GridSerialization.FACTORY_ID;
+        }
+
+        @Override
+        public void writeData(ObjectDataOutput out) throws IOException {
+            writeLocation(out, location);
+        }
+
+        @Override
+        public void readData(ObjectDataInput in) throws IOException {
+            location = readLocation(in);
+        }
+    }
+
+    /** Adds one location. */
+    static final class AddLocation extends OneLocation {
 
         AddLocation() {
         }
 
         AddLocation(BlockLocation location) {
-            this.location = location;
+            super(location);
         }
 
         @Override
@@ -46,36 +72,19 @@ final class LocationProcessors {
         }
 
         @Override
-        public int getFactoryId() {
-            return GridSerialization.FACTORY_ID;
-        }
-
-        @Override
         public int getClassId() {
             return GridSerialization.ADD_LOCATION;
-        }
-
-        @Override
-        public void writeData(ObjectDataOutput out) throws IOException {
-            writeLocation(out, location);
-        }
-
-        @Override
-        public void readData(ObjectDataInput in) throws IOException {
-            location = readLocation(in);
         }
     }
 
     /** Removes one location. */
-    static final class RemoveLocation implements EntryProcessor<Long, BlockLocations, Boolean>, IdentifiedDataSerializable {
-
-        private BlockLocation location;
+    static final class RemoveLocation extends OneLocation {
 
         RemoveLocation() {
         }
 
         RemoveLocation(BlockLocation location) {
-            this.location = location;
+            super(location);
         }
 
         @Override
@@ -90,23 +99,8 @@ final class LocationProcessors {
         }
 
         @Override
-        public int getFactoryId() {
-            return GridSerialization.FACTORY_ID;
-        }
-
-        @Override
         public int getClassId() {
             return GridSerialization.REMOVE_LOCATION;
-        }
-
-        @Override
-        public void writeData(ObjectDataOutput out) throws IOException {
-            writeLocation(out, location);
-        }
-
-        @Override
-        public void readData(ObjectDataInput in) throws IOException {
-            location = readLocation(in);
         }
     }
 
