@@ -20,6 +20,8 @@ class WorkerPoolTest {
                     assertThat(counts.get(c)).as("run %d chunk %d", run, c).isEqualTo(1);
                 }
                 if (run % 500 == 0) {
+                    // Not synchronisation: outlasting the 10 µs spin lets the workers park, so the
+                    // park/unpark hand-off is exercised as well as the spinning one.
                     Thread.sleep(2);
                 }
             }
