@@ -1,10 +1,6 @@
 package io.squall.functions.api.rsocket;
 
-import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.Unpooled;
-import io.rsocket.Payload;
 import io.rsocket.RSocket;
-import io.rsocket.util.ByteBufPayload;
 import io.squall.functions.api.GenerateRequest;
 import io.squall.functions.api.GenerateService;
 import io.squall.functions.api.Routes;
@@ -37,20 +33,7 @@ public final class RSocketGenerateClient implements GenerateService {
     @Override
     public Flux<TokenChunk> generate(GenerateRequest request) {
         Objects.requireNonNull(request, "request");
-        return Flux.defer(() -> {
-                    Payload payload = ByteBufPayload.create(Unpooled.wrappedBuffer(WireFormat.encode(request)),
-                            RouteMetadata.encode(ByteBufAllocator.DEFAULT, Routes.GENERATE));
-                    return rsocket.requestStream(payload);
-                })
-                .handle((Payload payload, reactor.core.publisher.SynchronousSink<TokenChunk> sink) -> {
-                    try {
-                        sink.next(WireFormat.decodeTokenChunk(payload.getData()));
-                    } catch (StageException e) {
-                        sink.error(e);
-                    } finally {
-                        payload.release();
-                    }
-                })
-                .onErrorMap(e -> !(e instanceof StageException), RSocketErrors::fromRSocket);
+        return RouteStreams.requestStream(rsocket, Routes.GENERATE, () -> WireFormat.encode(request),
+                WireFormat::decodeTokenChunk);
     }
 }

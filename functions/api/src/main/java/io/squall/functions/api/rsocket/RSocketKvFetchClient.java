@@ -1,10 +1,6 @@
 package io.squall.functions.api.rsocket;
 
-import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.Unpooled;
-import io.rsocket.Payload;
 import io.rsocket.RSocket;
-import io.rsocket.util.ByteBufPayload;
 import io.squall.functions.api.KvBlockFrame;
 import io.squall.functions.api.KvFetchRequest;
 import io.squall.functions.api.KvFetchService;
@@ -12,7 +8,6 @@ import io.squall.functions.api.Routes;
 import io.squall.functions.api.StageException;
 import io.squall.functions.api.codec.WireFormat;
 import reactor.core.publisher.Flux;
-import reactor.core.publisher.SynchronousSink;
 
 import java.util.Objects;
 
@@ -40,18 +35,7 @@ public final class RSocketKvFetchClient implements KvFetchService {
     @Override
     public Flux<KvBlockFrame> fetch(KvFetchRequest request) {
         Objects.requireNonNull(request, "request");
-        return Flux.defer(() -> rsocket.requestStream(ByteBufPayload.create(
-                        Unpooled.wrappedBuffer(WireFormat.encode(request)),
-                        RouteMetadata.encode(ByteBufAllocator.DEFAULT, Routes.KV_FETCH))))
-                .handle((Payload payload, SynchronousSink<KvBlockFrame> sink) -> {
-                    try {
-                        sink.next(WireFormat.decodeKvBlockFrame(payload.getData()));
-                    } catch (StageException e) {
-                        sink.error(e);
-                    } finally {
-                        payload.release();
-                    }
-                })
-                .onErrorMap(e -> !(e instanceof StageException), RSocketErrors::fromRSocket);
+        return RouteStreams.requestStream(rsocket, Routes.KV_FETCH, () -> WireFormat.encode(request),
+                WireFormat::decodeKvBlockFrame);
     }
 }
