@@ -121,9 +121,4 @@ public final class Generator {
             transformer.forward(List.of(new Transformer.Segment(cache, prompt, offset, count, last ? logits : null)));
         }
     }
-
-    /** The logits of the last position run, e.g. the prompt's after {@link #generate} with no budget. */
-    public float[] lastLogits() {
-        return logits;
-    }
 }

@@ -34,13 +34,11 @@ public final class KvEventRelay implements KvEventSink, AutoCloseable {
     @Override
     public void accept(List<KvEvent> batch) {
         if (!batch.isEmpty() && !queue.offer(batch)) {
-            dropped.incrementAndGet();
+            long total = dropped.incrementAndGet();
+            if (Long.bitCount(total) == 1) { // 1st, 2nd, 4th, ... drop: visible without flooding the log
+                LOG.log(System.Logger.Level.WARNING, "the KV event consumer is behind; {0} batches dropped so far", total);
+            }
         }
-    }
-
-    /** Batches dropped because the consumer fell behind. */
-    public long dropped() {
-        return dropped.get();
     }
 
     private void drain() {
