@@ -13,39 +13,45 @@ import io.squall.functions.api.discovery.WorkerInstance;
 import io.squall.functions.api.discovery.WorkerRole;
 import io.squall.functions.api.rsocket.RSocketGenerateClient;
 import io.squall.functions.api.rsocket.StageConnections;
+import io.squall.kvgrid.hash.BlockHasher;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.util.retry.Retry;
 
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The gateway's route to its workers when no KV-aware router is configured: each request goes to the
- * next discovered worker that serves {@code generate} (aggregated or decode), round robin, over one
+ * The gateway's route to its workers: each request goes to the discovered worker that serves
+ * {@code generate} (aggregated or decode, never prefill) which the {@link RoutingPolicy} picks, over one
  * shared RSocket-over-TCP connection per worker, opened on first use and closed when the worker leaves
  * discovery. No worker is a {@code NOT_FOUND} error.
  *
  * <p>Demand and cancellation pass through {@link RSocketGenerateClient} unchanged; nothing is buffered
  * here. Thread-safe.
  */
-public final class RoundRobinGenerateService implements GenerateService, AutoCloseable {
+public final class RoutedGenerateService implements GenerateService, AutoCloseable {
 
-    private static final System.Logger LOG = System.getLogger(RoundRobinGenerateService.class.getName());
+    private static final System.Logger LOG = System.getLogger(RoutedGenerateService.class.getName());
+    private static final Comparator<WorkerInstance> BY_ID = Comparator.comparing(w -> w.id().toString());
 
     private final Discovery discovery;
+    private final RoutingPolicy policy;
+    private final InFlight inFlight = new InFlight();
     private final Map<InstanceId, Mono<RSocket>> connections = new ConcurrentHashMap<>();
-    private final AtomicLong next = new AtomicLong();
     private final Disposable watch;
 
-    public RoundRobinGenerateService(Discovery discovery) {
+    /** Routes by {@code policy}, which this service closes with itself. */
+    public RoutedGenerateService(Discovery discovery, RoutingPolicy policy) {
         this.discovery = Objects.requireNonNull(discovery, "discovery");
+        this.policy = Objects.requireNonNull(policy, "policy");
         this.watch = discovery.watch()
-                .retryWhen(reactor.util.retry.Retry.backoff(Long.MAX_VALUE, Duration.ofMillis(100)))
+                .retryWhen(Retry.backoff(Long.MAX_VALUE, Duration.ofMillis(100)))
                 .subscribe(this::onEvent);
     }
 
@@ -56,6 +62,8 @@ public final class RoundRobinGenerateService implements GenerateService, AutoClo
                 connection.subscribe(RSocket::dispose, e -> { });
                 LOG.log(System.Logger.Level.DEBUG, "closed the connection to {0}", removed.id());
             }
+            policy.removed(removed.id());
+            inFlight.forget(removed.id());
         }
     }
 
@@ -64,23 +72,30 @@ public final class RoundRobinGenerateService implements GenerateService, AutoClo
         return Flux.defer(() -> {
             List<WorkerInstance> workers = discovery.instances().stream()
                     .filter(w -> w.role() != WorkerRole.PREFILL)
-                    .sorted((a, b) -> a.id().toString().compareTo(b.id().toString()))
+                    .sorted(BY_ID)
                     .toList();
             if (workers.isEmpty()) {
                 return Flux.error(new StageException(ErrorCode.NOT_FOUND, "no worker serves generate"));
             }
-            WorkerInstance worker = workers.get((int) Math.floorMod(next.getAndIncrement(), (long) workers.size()));
-            return connection(worker).flatMapMany(rsocket -> new RSocketGenerateClient(rsocket).generate(request));
+            return policy.choose(request, workers, inFlight).flatMapMany(worker -> send(worker, request));
         });
     }
 
+    private Flux<TokenChunk> send(WorkerInstance worker, GenerateRequest request) {
+        // the prompt's blocks and the first output block: what the sequence holds once admitted
+        long blocks = request.tokens().length / BlockHasher.DEFAULT_BLOCK_SIZE + 1;
+        inFlight.started(worker.id(), blocks);
+        return connection(worker)
+                .flatMapMany(rsocket -> new RSocketGenerateClient(rsocket).generate(request))
+                .doFinally(signal -> inFlight.finished(worker.id(), blocks));
+    }
+
     private Mono<RSocket> connection(WorkerInstance worker) {
-        Mono<RSocket> connection = connections.computeIfAbsent(worker.id(),
+        return connections.computeIfAbsent(worker.id(),
                 id -> StageConnections.tcp(worker.host(), worker.rsocketPort())
                         .onErrorMap(e -> new StageException(ErrorCode.UNAVAILABLE,
                                 "cannot connect to " + worker.id() + ": " + e.getMessage()))
                         .cacheInvalidateIf(RSocket::isDisposed));
-        return connection;
     }
 
     @Override
@@ -88,5 +103,6 @@ public final class RoundRobinGenerateService implements GenerateService, AutoClo
         watch.dispose();
         connections.values().forEach(c -> c.subscribe(RSocket::dispose, e -> { }));
         connections.clear();
+        policy.close();
     }
 }
