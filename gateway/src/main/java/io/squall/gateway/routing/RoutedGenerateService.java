@@ -20,10 +20,13 @@ import reactor.core.publisher.Mono;
 import reactor.util.retry.Retry;
 
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -32,6 +35,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * shared RSocket-over-TCP connection per worker, opened on first use and closed when the worker leaves
  * discovery. No worker is a {@code NOT_FOUND} error.
  *
+ * <p><b>Migration</b> (DESIGN §7): when the connection to a worker is lost mid-stream ({@code UNAVAILABLE}), the
+ * request goes on on another worker as a continuation — the prompt plus the tokens already streamed, with the
+ * remaining token budget — so the client's stream continues without a lost or repeated token; the final usage
+ * still counts the original prompt and every generated token. At most {@value #MAX_MIGRATIONS} times per
+ * request. Greedy output is exactly what one worker would have produced; seeded sampling restarts its random
+ * stream on the new worker.
+ *
  * <p>Demand and cancellation pass through {@link RSocketGenerateClient} unchanged; nothing is buffered
  * here. Thread-safe.
  */
@@ -39,6 +49,7 @@ public final class RoutedGenerateService implements GenerateService, AutoCloseab
 
     private static final System.Logger LOG = System.getLogger(RoutedGenerateService.class.getName());
     private static final Comparator<WorkerInstance> BY_ID = Comparator.comparing(w -> w.id().toString());
+    static final int MAX_MIGRATIONS = 3;
 
     private final Discovery discovery;
     private final RoutingPolicy policy;
@@ -69,16 +80,69 @@ public final class RoutedGenerateService implements GenerateService, AutoCloseab
 
     @Override
     public Flux<TokenChunk> generate(GenerateRequest request) {
-        return Flux.defer(() -> {
-            List<WorkerInstance> workers = discovery.instances().stream()
-                    .filter(w -> w.role() != WorkerRole.PREFILL)
-                    .sorted(BY_ID)
-                    .toList();
-            if (workers.isEmpty()) {
-                return Flux.error(new StageException(ErrorCode.NOT_FOUND, "no worker serves generate"));
+        return Flux.defer(() -> attempt(request, new Progress(request), Set.of()));
+    }
+
+    /** What one request has streamed so far, across the workers it ran on. */
+    private static final class Progress {
+        final GenerateRequest original;
+        int[] generated = new int[0];
+        int migrations;
+
+        Progress(GenerateRequest original) {
+            this.original = original;
+        }
+
+        void add(int[] tokens) {
+            int n = generated.length;
+            generated = Arrays.copyOf(generated, n + tokens.length);
+            System.arraycopy(tokens, 0, generated, n, tokens.length);
+        }
+
+        /** The original request continued after the tokens generated so far. */
+        GenerateRequest continuation() {
+            int[] tokens = Arrays.copyOf(original.tokens(), original.tokens().length + generated.length);
+            System.arraycopy(generated, 0, tokens, original.tokens().length, generated.length);
+            return new GenerateRequest(original.requestId(), tokens, original.sampling(),
+                    original.maxTokens() - generated.length, original.ignoreEos(), original.topLogprobs());
+        }
+
+        /** {@code chunk} with its usage counted against the original prompt. */
+        TokenChunk restated(TokenChunk chunk) {
+            if (migrations == 0 || chunk.usage() == null) {
+                return chunk;
             }
-            return policy.choose(request, workers, inFlight).flatMapMany(worker -> send(worker, request));
-        });
+            TokenChunk.Usage usage = chunk.usage();
+            return new TokenChunk(chunk.tokenIds(), chunk.logprobs(), chunk.finishReason(), new TokenChunk.Usage(
+                    original.tokens().length, generated.length, Math.min(usage.cachedTokens(), original.tokens().length)));
+        }
+    }
+
+    private Flux<TokenChunk> attempt(GenerateRequest request, Progress progress, Set<InstanceId> lost) {
+        List<WorkerInstance> workers = discovery.instances().stream()
+                .filter(w -> w.role() != WorkerRole.PREFILL && !lost.contains(w.id()))
+                .sorted(BY_ID)
+                .toList();
+        if (workers.isEmpty()) {
+            return Flux.error(new StageException(ErrorCode.NOT_FOUND, "no worker serves generate"));
+        }
+        return policy.choose(request, workers, inFlight).flatMapMany(worker -> send(worker, request)
+                .doOnNext(chunk -> progress.add(chunk.tokenIds()))
+                .map(progress::restated)
+                .onErrorResume(e -> migratable(e, progress), e -> {
+                    progress.migrations++;
+                    LOG.log(System.Logger.Level.WARNING, "lost worker {0} after {1} tokens of request {2}; migrating ({3})",
+                            worker.id(), progress.generated.length, request.requestId(), e.getMessage());
+                    Set<InstanceId> without = new HashSet<>(lost);
+                    without.add(worker.id());
+                    return attempt(progress.continuation(), progress, without);
+                }));
+    }
+
+    private static boolean migratable(Throwable error, Progress progress) {
+        return error instanceof StageException stage && stage.code() == ErrorCode.UNAVAILABLE
+                && progress.migrations < MAX_MIGRATIONS
+                && progress.generated.length < progress.original.maxTokens();
     }
 
     private Flux<TokenChunk> send(WorkerInstance worker, GenerateRequest request) {
