@@ -98,6 +98,9 @@ public final class RemotePrefillRouter implements RemotePrefill {
                     log(request, worker.get(), done.getT1());
                     result.complete(true);
                 }, error -> {
+                    if (result.isDone()) {
+                        return; // the scheduler gave the pages up (cancel, preemption): not a fallback
+                    }
                     FallbackReason reason = reason(error, reservation);
                     metrics.remotePrefillFellBack(reason.label());
                     LOG.log(System.Logger.Level.WARNING, "remote prefill of {0} on {1} failed ({2}: {3}); prefilling locally",
@@ -105,8 +108,8 @@ public final class RemotePrefillRouter implements RemotePrefill {
                     result.complete(false);
                 });
         result.whenComplete((filled, error) -> {
-            reservations.close(reservation);
             call.dispose(); // cancels the prefill (and so its push) when the scheduler gave the pages up
+            reservations.close(reservation);
         });
         return result;
     }
