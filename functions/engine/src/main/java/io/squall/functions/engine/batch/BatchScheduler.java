@@ -34,6 +34,10 @@ import java.util.function.IntPredicate;
  * sequence reuses the longest cached prefix of its tokens (G1), and the blocks that follow it are
  * onboarded from lower tiers on the offload thread while the sequence waits, never blocking a step.
  * Full blocks are committed as they fill, so later prompts with the same prefix skip their compute.
+ * A sequence submitted with a {@link RemotePrefill} may instead have its uncached full prompt blocks
+ * written by another worker into pages reserved at admission; it waits like an onboarding one and
+ * computes them itself if the transfer fails. Each prompt block is reported to the sink as soon as its
+ * KV is ready ({@link TokenSink#onPromptBlock}), which is how a prefill worker streams blocks out.
  *
  * <p>Buffering: a sequence computes a token only when its consumer has demand for it, so no token is
  * ever queued inside the scheduler. The submission queue is bounded by
