@@ -243,15 +243,17 @@ class DisaggregatedPrefillIT {
         Worker worker = lonelyDecode.worker();
         int freeAtStart = worker.stats().freeKvBlocks();
         double fallbacksBefore = metric(lonelyDecode, "squall_worker_remote_prefill_fallbacks_total");
+        AtomicInteger waiting = new AtomicInteger();
         AtomicInteger cancelled = new AtomicInteger();
-        try (FakePrefillWorker fake = FakePrefillWorker.start(
-                (request, rsocket) -> Mono.<Void>never().doOnCancel(cancelled::incrementAndGet), worker)) {
+        try (FakePrefillWorker fake = FakePrefillWorker.start((request, rsocket) -> Mono.<Void>never()
+                .doOnSubscribe(subscription -> waiting.incrementAndGet())
+                .doOnCancel(cancelled::incrementAndGet), worker)) {
             RSocket rsocket = StageConnections.tcp("127.0.0.1", worker.rsocketPort()).block(TIMEOUT);
             try {
                 Disposable stream = new RSocketGenerateClient(rsocket)
                         .generate(new GenerateRequest("cancelled", tokens(6 * BLOCK), SamplingOptions.greedy(), OUTPUT, true, -1))
                         .subscribe();
-                awaitTrue(() -> fake.asked.get() == 1);
+                awaitTrue(() -> waiting.get() == 1); // the fake holds the prefill call open
                 awaitTrue(() -> worker.stats().freeKvBlocks() < freeAtStart); // the reserved pages
 
                 stream.dispose();

@@ -4,6 +4,10 @@ import io.rsocket.Payload;
 import io.rsocket.RSocket;
 import io.rsocket.util.DefaultPayload;
 import io.squall.functions.api.ErrorCode;
+import io.squall.functions.api.GenerateService;
+import io.squall.functions.api.KvFetchService;
+import io.squall.functions.api.KvPushService;
+import io.squall.functions.api.PrefillService;
 import io.squall.functions.api.KvBlockFrame;
 import io.squall.functions.api.KvPushHeader;
 import io.squall.functions.api.Routes;
@@ -49,14 +53,14 @@ public final class StageResponder implements RSocket {
         try {
             String route = RouteMetadata.route(payload.metadata());
             if (Routes.KV_FETCH.equals(route)) {
-                var request = WireFormat.decodeKvFetchRequest(payload.getData());
-                return serve(route, StageServices::kvFetch).flatMapMany(service -> service.fetch(request))
+                KvFetchService service = service(route, StageServices::kvFetch);
+                return service.fetch(WireFormat.decodeKvFetchRequest(payload.getData()))
                         .map(frame -> DefaultPayload.create(WireFormat.encode(frame)))
                         .onErrorMap(RSocketErrors::toRSocket);
             }
             if (Routes.GENERATE.equals(route)) {
-                var request = WireFormat.decodeGenerateRequest(payload.getData());
-                return serve(route, StageServices::generate).flatMapMany(service -> service.generate(request))
+                GenerateService service = service(route, StageServices::generate);
+                return service.generate(WireFormat.decodeGenerateRequest(payload.getData()))
                         .map(chunk -> DefaultPayload.create(WireFormat.encode(chunk)))
                         .onErrorMap(RSocketErrors::toRSocket);
             }
@@ -75,8 +79,8 @@ public final class StageResponder implements RSocket {
             if (!Routes.PREFILL.equals(route)) {
                 return Mono.error(RSocketErrors.toRSocket(notServed(route)));
             }
-            var request = WireFormat.decodePrefillRequest(payload.getData());
-            return serve(route, StageServices::prefill).flatMap(service -> service.prefill(request))
+            PrefillService service = service(route, StageServices::prefill);
+            return service.prefill(WireFormat.decodePrefillRequest(payload.getData()))
                     .map(result -> DefaultPayload.create(WireFormat.encode(result)))
                     .onErrorMap(RSocketErrors::toRSocket);
         } catch (RuntimeException e) {
@@ -86,14 +90,11 @@ public final class StageResponder implements RSocket {
         }
     }
 
+    /** No route is fire-and-forget: the payload is dropped. */
     @Override
     public Mono<Void> fireAndForget(Payload payload) {
-        try {
-            notServed(RouteMetadata.route(payload.metadata()));
-            return Mono.empty();
-        } finally {
-            payload.release();
-        }
+        payload.release();
+        return Mono.empty();
     }
 
     /** {@code kv.push}: the first payload names the route and carries the header; the rest are block frames. */
@@ -104,12 +105,14 @@ public final class StageResponder implements RSocket {
                 return Flux.empty(); // the requester ended the channel without a payload
             }
             KvPushHeader header;
+            KvPushService service;
             Payload opening = first.get();
             try {
                 String route = RouteMetadata.route(opening.metadata());
                 if (!Routes.KV_PUSH.equals(route)) {
                     return Flux.error(RSocketErrors.toRSocket(notServed(route)));
                 }
+                service = service(route, StageServices::kvPush);
                 header = WireFormat.decodeKvPushHeader(opening.getData());
             } catch (RuntimeException e) {
                 return Flux.error(RSocketErrors.toRSocket(e));
@@ -125,22 +128,29 @@ public final class StageResponder implements RSocket {
                     payload.release();
                 }
             });
-            return serve(Routes.KV_PUSH, StageServices::kvPush).flatMap(service -> service.push(header, frames))
+            return service.push(header, frames)
                     .<Payload>then(Mono.empty())
                     .flux()
                     .onErrorMap(RSocketErrors::toRSocket);
         }, false);
     }
 
-    /** The service of {@code route}, or the error saying why there is none. */
-    private <S> Mono<S> serve(String route, Function<StageServices, S> service) {
+    /**
+     * The service of {@code route}; checked before the payload is decoded, so a request for another role
+     * is {@code NOT_FOUND} whatever it carries.
+     *
+     * @throws StageException {@code UNAVAILABLE} before the stage is ready, {@code NOT_FOUND} when its role does not serve the route
+     */
+    private <S> S service(String route, Function<StageServices, S> service) {
         StageServices current = services.get();
         if (current == null) {
-            return Mono.error(new StageException(ErrorCode.UNAVAILABLE, "the worker is not ready yet"));
+            throw new StageException(ErrorCode.UNAVAILABLE, "the worker is not ready yet");
         }
         S served = service.apply(current);
-        return served == null ? Mono.error(new StageException(ErrorCode.NOT_FOUND, "route " + route
-                + " is not served by this worker's role")) : Mono.just(served);
+        if (served == null) {
+            throw new StageException(ErrorCode.NOT_FOUND, "route " + route + " is not served by this worker's role");
+        }
+        return served;
     }
 
     private static StageException notServed(String route) {
