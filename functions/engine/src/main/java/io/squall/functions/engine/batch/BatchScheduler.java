@@ -221,7 +221,10 @@ public final class BatchScheduler implements AutoCloseable {
     /**
      * Reserves pages for the prompt's full blocks past the cached prefix and hands them to the sequence's
      * {@link RemotePrefill}, if it wants them (only on first admission: a readmitted sequence recomputes).
-     * Admission already checked that the pool has the pages. Returns whether a remote prefill started.
+     * Admission already checked that the pool has the pages.
+     *
+     * @return false when no pages were reserved (not wanted, or no room), so the caller may onboard the
+     *     blocks from lower tiers instead
      */
     private boolean startRemotePrefill(Sequence s, List<StoredBlock> reusable) {
         int first = s.cache.blockCount();
@@ -239,7 +242,7 @@ public final class BatchScheduler implements AutoCloseable {
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "remote prefill of " + s.request.id() + " did not start; computing here", e);
             pages.close();
-            return false;
+            return true; // the pages are reserved now: the sequence computes into them
         }
         s.reserved = pages;
         s.remoteFill = fill;
