@@ -234,7 +234,7 @@ public final class BatchScheduler implements AutoCloseable {
             return false;
         }
         List<BlockHash> hashes = reusable.subList(first, reusable.size()).stream().map(StoredBlock::hash).toList();
-        ReservedPages pages = new ReservedPages(s.request, uncached, first,
+        ReservedPages pages = new ReservedPages(s.request, first,
                 s.cache.blockIds(first, reusable.size() - first), hashes, kv.pool());
         CompletableFuture<Boolean> fill;
         try {

@@ -2,8 +2,6 @@ package io.squall.functions.engine.batch;
 
 import io.squall.kvgrid.BlockHash;
 
-import java.util.List;
-
 /**
  * Pages reserved in a scheduler's pool for the full prompt blocks {@code firstBlock() ..
  * firstBlock() + blockIds().length - 1} of one sequence, to be filled by another worker. Everything
@@ -18,27 +16,18 @@ public interface PrefillTarget {
     /** The sequence's request: its id, prompt and sampling. */
     GenerationRequest request();
 
-    /** The prompt's tokens that the pool does not hold, i.e. from {@code firstBlock() × block size} on. */
-    int uncachedTokens();
-
     /** The prompt block (from 0) that {@code blockIds()[0]} receives. */
     int firstBlock();
 
     /** The reserved pages' ids in the pool, in block order (a copy). */
     int[] blockIds();
 
-    /** The chained hash each reserved block must have, in block order. */
-    List<BlockHash> hashes();
-
-    /** Bytes of one page. */
-    long blockBytes();
-
     /**
      * Copies {@code payload} into the page of prompt block {@code index}.
      *
      * @return false when the target is closed (nothing written)
      * @throws IllegalArgumentException when {@code index} is not a reserved block, {@code hash} is not that
-     *     block's hash or {@code payload} is not one page long
+     *     block's chained hash (as this pool computed it from the prompt) or {@code payload} is not one page long
      */
     boolean write(int index, BlockHash hash, byte[] payload);
 }

@@ -16,7 +16,6 @@ import java.util.Objects;
 final class ReservedPages implements PrefillTarget {
 
     private final GenerationRequest request;
-    private final int uncachedTokens;
     private final int firstBlock;
     private final int[] blockIds;
     private final List<BlockHash> hashes;
@@ -25,13 +24,12 @@ final class ReservedPages implements PrefillTarget {
     private final BitSet written = new BitSet();
     private boolean closed;
 
-    ReservedPages(GenerationRequest request, int uncachedTokens, int firstBlock, int[] blockIds, List<BlockHash> hashes,
+    ReservedPages(GenerationRequest request, int firstBlock, int[] blockIds, List<BlockHash> hashes,
                   BlockPool pool) {
         if (blockIds.length != hashes.size() || blockIds.length == 0) {
             throw new IllegalArgumentException("one hash per reserved page, at least one page");
         }
         this.request = request;
-        this.uncachedTokens = uncachedTokens;
         this.firstBlock = firstBlock;
         this.blockIds = blockIds.clone();
         this.hashes = List.copyOf(hashes);
@@ -45,11 +43,6 @@ final class ReservedPages implements PrefillTarget {
     }
 
     @Override
-    public int uncachedTokens() {
-        return uncachedTokens;
-    }
-
-    @Override
     public int firstBlock() {
         return firstBlock;
     }
@@ -57,16 +50,6 @@ final class ReservedPages implements PrefillTarget {
     @Override
     public int[] blockIds() {
         return blockIds.clone();
-    }
-
-    @Override
-    public List<BlockHash> hashes() {
-        return hashes;
-    }
-
-    @Override
-    public long blockBytes() {
-        return blockBytes;
     }
 
     @Override

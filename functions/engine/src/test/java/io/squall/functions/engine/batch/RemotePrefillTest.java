@@ -182,7 +182,7 @@ class RemotePrefillTest {
         try (pool) {
             int bytes = (int) pool.pool().layout().blockBytes();
             GenerationRequest request = new GenerationRequest("r", new int[] {1, 2, 3}, SamplingParams.greedy(), 1, false, -1);
-            ReservedPages pages = new ReservedPages(request, 40, 1, new int[] {2, 3},
+            ReservedPages pages = new ReservedPages(request, 1, new int[] {2, 3},
                     List.of(new BlockHash(11), new BlockHash(12)), pool.pool());
 
             assertThatThrownBy(() -> pages.write(0, new BlockHash(11), new byte[bytes])).hasMessageContaining("not reserved");
