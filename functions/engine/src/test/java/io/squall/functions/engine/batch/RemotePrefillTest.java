@@ -47,7 +47,10 @@ class RemotePrefillTest {
     static Path dir;
 
     private static Model model;
+    /** The decode side's and the reference's kernels. */
     private static Kernels kernels;
+    /** The prefill side's: a kernel pool runs one forward pass at a time, and both sides run at once. */
+    private static Kernels prefillKernels;
 
     @BeforeAll
     static void load() {
@@ -56,18 +59,20 @@ class RemotePrefillTest {
                 new RandomModel.Shape(64, 2, 4, 2, 128, 512), GgmlType.F32, null, 13), file);
         model = Model.load(file);
         kernels = Kernels.best();
+        prefillKernels = Kernels.best();
     }
 
     @AfterAll
     static void close() {
+        prefillKernels.close();
         kernels.close();
         model.close();
     }
 
-    private static BatchScheduler scheduler(int blocks) {
+    private static BatchScheduler scheduler(int blocks, Kernels kernelPool) {
         KvPool pool = KvPool.create(model.config(), blocks, BLOCK, null,
                 new KvEventPublisher(new WorkerId(1), events -> { }), KvStats.NONE);
-        return new BatchScheduler(new Transformer(model.config(), model.weights(), kernels, 512),
+        return new BatchScheduler(new Transformer(model.config(), model.weights(), kernelPool, 512),
                 new BatchConfig(4, 32, true, 16, true), token -> false, pool);
     }
 
@@ -147,7 +152,7 @@ class RemotePrefillTest {
         long seed = System.nanoTime();
         System.out.println("RemotePrefillTest seed " + seed);
         SplittableRandom random = new SplittableRandom(seed);
-        try (BatchScheduler prefill = scheduler(64); BatchScheduler decode = scheduler(64)) {
+        try (BatchScheduler prefill = scheduler(64, prefillKernels); BatchScheduler decode = scheduler(64, kernels)) {
             for (int length : new int[] {5 * BLOCK, 5 * BLOCK + 7, BLOCK + 1}) {
                 int[] prompt = random.ints(length, 0, 256).toArray();
                 long computedBefore = decode.stats().promptTokensComputed();
@@ -164,7 +169,7 @@ class RemotePrefillTest {
     @Test
     void aTornTransferIsRecomputedWithTheSameTokensAndNoPageLeak() throws Exception {
         int[] prompt = new SplittableRandom(7).ints(4 * BLOCK + 3, 0, 256).toArray();
-        try (BatchScheduler prefill = scheduler(64); BatchScheduler decode = scheduler(64)) {
+        try (BatchScheduler prefill = scheduler(64, prefillKernels); BatchScheduler decode = scheduler(64, kernels)) {
             int freeAtStart = decode.stats().freeKvBlocks();
 
             List<Integer> tokens = generate(decode, prompt, new PushingRemote(prefill, 2));
