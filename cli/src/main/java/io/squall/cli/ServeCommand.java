@@ -13,14 +13,15 @@ import picocli.CommandLine.Option;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.Callable;
 
 /**
- * {@code squall serve}: the graph in one JVM: an embedded cluster member, N aggregated workers sharing
- * one loaded model and one kernel pool, and a pass-through {@code generate} endpoint (RSocket TCP on
- * {@code --rsocket-port}, WebSocket at {@code /rsocket} on {@code --http-port}) forwarding round robin
- * until the OpenAI gateway lands. Serves until SIGINT/SIGTERM.
+ * {@code squall serve}: the graph in one JVM: an embedded cluster member, workers sharing one loaded model
+ * and one kernel pool ({@code --workers} aggregated ones, or {@code --prefill-workers} prefill and
+ * {@code --decode-workers} decode ones for disaggregated prefill), and the OpenAI gateway in front of
+ * them. Serves until SIGINT/SIGTERM.
  */
 @Command(name = "serve", description = "Serve a model in one JVM: an embedded cluster member, workers and the OpenAI gateway.")
 final class ServeCommand implements Callable<Integer> {
@@ -37,8 +38,14 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--grid-port", defaultValue = "5701", description = "the embedded cluster member's port (default: ${DEFAULT-VALUE})")
     int gridPort;
 
-    @Option(names = "--workers", defaultValue = "1", description = "aggregated workers (default: ${DEFAULT-VALUE})")
-    int workers;
+    @Option(names = "--workers", description = "aggregated workers (default: 1, or 0 with --prefill-workers/--decode-workers)")
+    Integer workers;
+
+    @Option(names = "--prefill-workers", defaultValue = "0", description = "prefill workers (default: ${DEFAULT-VALUE})")
+    int prefillWorkers;
+
+    @Option(names = "--decode-workers", defaultValue = "0", description = "decode workers (default: ${DEFAULT-VALUE})")
+    int decodeWorkers;
 
     @CommandLine.Mixin
     WorkerOptions stage;
@@ -47,8 +54,13 @@ final class ServeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (workers < 1) {
-            throw new IllegalArgumentException("--workers must be at least 1");
+        boolean disaggregated = prefillWorkers > 0 || decodeWorkers > 0;
+        if (disaggregated && (prefillWorkers < 1 || decodeWorkers < 1)) {
+            throw new IllegalArgumentException("disaggregated serving needs at least one of each: --prefill-workers and --decode-workers");
+        }
+        int aggregated = workers != null ? workers : disaggregated ? 0 : 1;
+        if (aggregated < 0 || prefillWorkers < 0 || decodeWorkers < 0 || aggregated + decodeWorkers == 0) {
+            throw new IllegalArgumentException("--workers must be at least 1 (or give --prefill-workers and --decode-workers)");
         }
         Path file = model;
         if (file == null) {
@@ -63,10 +75,14 @@ final class ServeCommand implements Callable<Integer> {
         Kernels kernels = Kernels.best();
         ModelSource shared = ModelSource.shared(loaded, kernels);
         List<AutoCloseable> stages = new ArrayList<>();
-        for (int i = 0; i < workers; i++) {
-            WorkerApplication worker = WorkerApplication.start(new WorkerConfig(WorkerRole.AGGREGATED, host, 0, 0,
-                    Cluster.NAME, stage.batch(), stage.kv(workers > 1 ? "worker-" + i : null), stage.context),
-                    shared, cluster.discovery().discovery(), cluster.kvSharing());
+        List<WorkerRole> roles = new ArrayList<>();
+        roles.addAll(Collections.nCopies(prefillWorkers, WorkerRole.PREFILL));
+        roles.addAll(Collections.nCopies(decodeWorkers, WorkerRole.DECODE));
+        roles.addAll(Collections.nCopies(aggregated, WorkerRole.AGGREGATED));
+        for (int i = 0; i < roles.size(); i++) {
+            WorkerApplication worker = WorkerApplication.start(new WorkerConfig(roles.get(i), host, 0, 0,
+                    Cluster.NAME, stage.batch(), stage.kv(roles.size() > 1 ? "worker-" + i : null), stage.context,
+                    stage.disaggregation()), shared, cluster.discovery().discovery(), cluster.kvSharing());
             stages.add(worker);
             worker.worker().ready().get();
         }
@@ -74,11 +90,16 @@ final class ServeCommand implements Callable<Integer> {
         stages.addFirst(front);
         stages.add(kernels);
         stages.add(loaded);
-        System.err.println("squall serve: " + workers + " worker(s) serving " + gateway.modelId(file) + " on " + kernels.name()
+        System.err.println("squall serve: " + describe(aggregated) + " serving " + gateway.modelId(file) + " on " + kernels.name()
                 + "; OpenAI API on http://" + host + ":" + front.server().httpPort() + "/v1, RSocket tcp " + host + ":"
                 + front.server().rsocketTcpPort() + " and ws://" + host + ":" + front.server().rsocketWebSocketPort()
                 + "/rsocket; cluster member " + cluster.address());
         cluster.awaitShutdown(stages.toArray(AutoCloseable[]::new));
         return 0;
+    }
+
+    private String describe(int aggregated) {
+        return prefillWorkers + decodeWorkers == 0 ? aggregated + " worker(s)" : prefillWorkers + " prefill, "
+                + decodeWorkers + " decode" + (aggregated > 0 ? " and " + aggregated + " aggregated" : "") + " worker(s)";
     }
 }

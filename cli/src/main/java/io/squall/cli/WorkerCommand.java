@@ -50,7 +50,7 @@ final class WorkerCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--model " + model + " is not a file");
         }
         WorkerConfig config = new WorkerConfig(WorkerRole.parse(role), host, httpPort, rsocketPort, Cluster.NAME,
-                stage.batch(), stage.kv(), stage.context);
+                stage.batch(), stage.kv(), stage.context, stage.disaggregation());
         Cluster cluster = Cluster.join(host, gridPort, join);
         WorkerApplication worker = WorkerApplication.start(config, ModelSource.file(model), cluster.discovery().discovery(),
                 cluster.kvSharing());

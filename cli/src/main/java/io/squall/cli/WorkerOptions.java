@@ -1,14 +1,17 @@
 package io.squall.cli;
 
 import io.squall.functions.engine.batch.BatchConfig;
+import io.squall.functions.worker.disagg.DisaggregationConfig;
 import io.squall.functions.worker.kv.KvConfig;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
+import java.time.Duration;
 
 /**
  * How each worker runs: the batch limits ({@code --max-sequences}, {@code --context}) and the
- * {@code --kv-*} options sizing its KV tiers G1, G2 and G3. Shared by {@code squall serve} and
+ * {@code --kv-*} options sizing its KV tiers G1, G2 and G3, and the disaggregation knobs of decode
+ * workers. Shared by {@code squall serve} and
  * {@code squall worker}.
  */
 final class WorkerOptions {
@@ -31,11 +34,28 @@ final class WorkerOptions {
     @Option(names = "--kv-disk-bytes", defaultValue = "0", description = "G3 capacity in bytes")
     long diskBytes;
 
+    @Option(names = "--disagg-min-tokens", defaultValue = "512",
+            description = "decode workers prefill remotely only prompts with more uncached tokens than this (default: ${DEFAULT-VALUE})")
+    int disaggMinTokens;
+
+    @Option(names = "--prefill-max-queue", defaultValue = "4",
+            description = "decode workers use only prefill workers with at most this many waiting sequences (default: ${DEFAULT-VALUE})")
+    int prefillMaxQueue;
+
+    @Option(names = "--prefill-timeout-seconds", defaultValue = "60",
+            description = "longest wait for a remote prefill before prefilling locally (default: ${DEFAULT-VALUE})")
+    int prefillTimeoutSeconds;
+
     /** The batching limits: {@code --max-sequences}, the other limits at their defaults. */
     BatchConfig batch() {
         BatchConfig defaults = BatchConfig.defaults();
         return new BatchConfig(maxSequences, defaults.maxBatchedTokens(), defaults.chunkedPrefill(),
                 defaults.maxWaitingSequences(), defaults.prefixCaching());
+    }
+
+    /** When a decode worker hands prompts to prefill workers. */
+    DisaggregationConfig disaggregation() {
+        return new DisaggregationConfig(disaggMinTokens, prefillMaxQueue, Duration.ofSeconds(prefillTimeoutSeconds));
     }
 
     /** The tiers of a worker; {@code subdirectory} separates the disk tiers of several workers in one process. */

@@ -17,6 +17,7 @@ import io.squall.functions.engine.model.Model;
 import io.squall.functions.engine.model.Transformer;
 import io.squall.functions.worker.local.SchedulerGenerateService;
 import io.squall.functions.worker.rsocket.StageResponder;
+import io.squall.functions.worker.rsocket.StageServices;
 import io.squall.kernels.Kernels;
 import io.rsocket.SocketAcceptor;
 import io.rsocket.core.RSocketServer;
@@ -193,7 +194,8 @@ public final class BatchingTransportBenchmark {
         try (Engine engine = engine(model, kernels, PROMPT + outputTokens + 1, true)) {
             BatchScheduler scheduler = engine.scheduler();
             GenerateService local = new SchedulerGenerateService(scheduler);
-            CloseableChannel server = RSocketServer.create(SocketAcceptor.with(new StageResponder(() -> local, () -> request -> Flux.empty())))
+            CloseableChannel server = RSocketServer.create(SocketAcceptor.with(new StageResponder(
+                    () -> new StageServices(local, request -> Flux.empty(), null, null))))
                     .payloadDecoder(PayloadDecoder.ZERO_COPY)
                     .bind(TcpServerTransport.create("127.0.0.1", 0))
                     .block(Duration.ofSeconds(10));

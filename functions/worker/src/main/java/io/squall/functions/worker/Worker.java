@@ -6,7 +6,6 @@ import io.rsocket.core.RSocketServer;
 import io.rsocket.frame.decoder.PayloadDecoder;
 import io.rsocket.transport.netty.server.CloseableChannel;
 import io.rsocket.transport.netty.server.TcpServerTransport;
-import io.squall.functions.api.GenerateService;
 import io.squall.functions.api.KvFetchService;
 import io.squall.functions.api.discovery.Discovery;
 import io.squall.functions.api.discovery.InstanceId;
@@ -30,6 +29,10 @@ import io.squall.functions.worker.local.SchedulerGenerateService;
 import io.squall.functions.worker.metrics.MeteredGenerateService;
 import io.squall.functions.worker.metrics.WorkerMetrics;
 import io.squall.functions.worker.rsocket.StageResponder;
+import io.squall.functions.worker.rsocket.StageServices;
+import io.squall.functions.worker.disagg.PrefillStage;
+import io.squall.functions.worker.disagg.PushReservations;
+import io.squall.functions.worker.disagg.RemotePrefillRouter;
 import reactor.core.publisher.Flux;
 import reactor.netty.DisposableServer;
 
@@ -44,7 +47,9 @@ import java.util.concurrent.ThreadLocalRandom;
  *
  * <p>Lifecycle: {@link #start()} binds both ports at once (so {@code /healthz} answers and
  * {@code /readyz} says 503) and loads the model on a background thread; when the scheduler runs, the
- * {@code generate} and {@code kv.fetch} routes open, {@code /readyz} turns 200 and the worker
+ * routes of its role open ({@code kv.fetch} always; {@code generate} on aggregated and decode workers,
+ * {@code kv.push} too on decode workers, which hand long prompts to prefill workers; {@code prefill} on
+ * prefill workers), {@code /readyz} turns 200 and the worker
  * registers itself, and {@link #ready()} completes. With a block directory ({@link KvSharing}) the
  * worker also onboards prefixes that other workers offloaded, fetching them over {@code kv.fetch}. {@link #close()} deregisters first, then closes the servers (ending
  * open streams), the scheduler and the engine. Thread-safe.
@@ -63,15 +68,14 @@ public final class Worker implements AutoCloseable {
     private final InstanceId id;
     private final CompletableFuture<WorkerInstance> ready = new CompletableFuture<>();
     private final Object lock = new Object();
-    private volatile GenerateService service;
-    private volatile KvFetchService kvFetch;
+    private volatile StageServices services;
     private CloseableChannel tcp;
     private DisposableServer http;
     private Engine engine;
     private BatchScheduler scheduler;
     private KvPool kv;
     private final KvSharing sharing;
-    /** Other workers to onboard blocks from; {@code null} without a block directory. */
+    /** Other workers: to onboard blocks from (with a block directory), to prefill on, to push blocks to. */
     private final KvPeers peers;
     private Registration registration;
     private boolean closed;
@@ -86,7 +90,7 @@ public final class Worker implements AutoCloseable {
         this.registry = Objects.requireNonNull(registry, "registry");
         this.metrics = new WorkerMetrics(registry);
         this.id = new InstanceId(config.namespace(), "worker", "generate", ThreadLocalRandom.current().nextLong() >>> 1);
-        this.peers = sharing.directory() == null ? null : new RSocketKvPeers(discovery, KV_FETCH_TIMEOUT);
+        this.peers = new RSocketKvPeers(discovery, KV_FETCH_TIMEOUT);
     }
 
     /** Binds the ports and starts loading the model; returns once both ports accept connections. */
@@ -95,7 +99,7 @@ public final class Worker implements AutoCloseable {
             if (tcp != null || closed) {
                 throw new IllegalStateException("a worker starts once");
             }
-            StageResponder responder = new StageResponder(() -> service, () -> kvFetch);
+            StageResponder responder = new StageResponder(() -> services);
             tcp = RSocketServer.create(SocketAcceptor.with(responder))
                     .payloadDecoder(PayloadDecoder.ZERO_COPY)
                     .bind(TcpServerTransport.create(config.host(), config.rsocketPort()))
@@ -118,7 +122,7 @@ public final class Worker implements AutoCloseable {
             Transformer transformer = new Transformer(opened.model().config(), opened.model().weights(), opened.kernels(),
                     config.maxPositions());
             KvPool pool = config.kv().open(opened.model().config(), id.workerId(), sharing.events(),
-                    new PrometheusKvStats(registry), peers == null ? null : blockBytes -> new RemoteBlockStore(
+                    new PrometheusKvStats(registry), sharing.directory() == null ? null : blockBytes -> new RemoteBlockStore(
                             sharing.directory()::locations, id.workerId(), peers, blockBytes, KV_FETCH_TIMEOUT));
             BatchScheduler started = new BatchScheduler(transformer, config.batch(), tokenizer::isEndOfGeneration, pool);
             WorkerInstance instance = new WorkerInstance(id, config.role(), opened.model().name(), config.host(),
@@ -134,8 +138,7 @@ public final class Worker implements AutoCloseable {
                 scheduler = started;
                 kv = pool;
                 metrics.observe(started::stats);
-                service = new MeteredGenerateService(new SchedulerGenerateService(started), metrics);
-                kvFetch = pool.offload() == null ? request -> Flux.empty() : new LowerTierFetchService(pool.offload());
+                services = services(started, pool, instance);
                 registration = discovery.register(instance, () -> load(started.stats()));
             }
             LOG.log(System.Logger.Level.INFO, "worker {0} ready: model {1}, kernels {2}", id, instance.model(),
@@ -145,6 +148,24 @@ public final class Worker implements AutoCloseable {
             LOG.log(System.Logger.Level.ERROR, "worker " + id + " failed to start", e);
             ready.completeExceptionally(e);
         }
+    }
+
+    /** The routes this worker's role serves: generate (aggregated, decode), prefill (prefill), kv.push (decode). */
+    private StageServices services(BatchScheduler started, KvPool pool, WorkerInstance instance) {
+        KvFetchService kvFetch = pool.offload() == null ? request -> Flux.empty() : new LowerTierFetchService(pool.offload());
+        return switch (config.role()) {
+            case AGGREGATED -> new StageServices(
+                    new MeteredGenerateService(new SchedulerGenerateService(started), metrics), kvFetch, null, null);
+            case PREFILL -> new StageServices(null, kvFetch,
+                    new PrefillStage(started, config.kv().blockSize(), peers, metrics), null);
+            case DECODE -> {
+                PushReservations reservations = new PushReservations(metrics);
+                RemotePrefillRouter router = new RemotePrefillRouter(instance, discovery, peers, reservations,
+                        config.disaggregation(), metrics);
+                yield new StageServices(new MeteredGenerateService(new SchedulerGenerateService(started, router), metrics),
+                        kvFetch, null, reservations);
+            }
+        };
     }
 
     private static LoadReport load(BatchStats s) {
@@ -157,7 +178,7 @@ public final class Worker implements AutoCloseable {
     }
 
     public boolean isReady() {
-        return service != null && !ready.isCompletedExceptionally();
+        return services != null && !ready.isCompletedExceptionally();
     }
 
     public InstanceId id() {
@@ -195,8 +216,7 @@ public final class Worker implements AutoCloseable {
                 return;
             }
             closed = true;
-            service = null;
-            kvFetch = null;
+            services = null;
             if (registration != null) {
                 registration.close();
             }
@@ -214,9 +234,7 @@ public final class Worker implements AutoCloseable {
             if (engine != null) {
                 engine.close();
             }
-            if (peers != null) {
-                peers.close();
-            }
+            peers.close();
         }
         LOG.log(System.Logger.Level.INFO, "worker {0} stopped", id);
     }

@@ -3,6 +3,7 @@ package io.squall.functions.worker;
 
 import io.squall.functions.api.discovery.WorkerRole;
 import io.squall.functions.engine.batch.BatchConfig;
+import io.squall.functions.worker.disagg.DisaggregationConfig;
 import io.squall.functions.worker.kv.KvConfig;
 
 import java.util.Objects;
@@ -18,9 +19,10 @@ import java.util.Objects;
  * @param batch the continuous-batching limits
  * @param kv the sizes of the KV tiers
  * @param maxPositions the longest sequence served, in tokens (capped by the model's context)
+ * @param disaggregation when a decode worker hands prompts to prefill workers (ignored by other roles)
  */
 public record WorkerConfig(WorkerRole role, String host, int httpPort, int rsocketPort, String namespace,
-                           BatchConfig batch, KvConfig kv, int maxPositions) {
+                           BatchConfig batch, KvConfig kv, int maxPositions, DisaggregationConfig disaggregation) {
 
     public WorkerConfig {
         Objects.requireNonNull(role, "role");
@@ -28,6 +30,7 @@ public record WorkerConfig(WorkerRole role, String host, int httpPort, int rsock
         Objects.requireNonNull(namespace, "namespace");
         Objects.requireNonNull(batch, "batch");
         Objects.requireNonNull(kv, "kv");
+        Objects.requireNonNull(disaggregation, "disaggregation");
         port("httpPort", httpPort);
         port("rsocketPort", rsocketPort);
         if (maxPositions < 2) {
@@ -35,9 +38,17 @@ public record WorkerConfig(WorkerRole role, String host, int httpPort, int rsock
         }
     }
 
-    /** A worker on loopback with free ports, the given batching and G1 pages, and 4,096 positions. */
+    /**
+     * A worker on loopback with free ports, the given batching and G1 pages, 4,096 positions and the default
+     * disaggregation settings.
+     */
     public static WorkerConfig loopback(WorkerRole role, BatchConfig batch, KvConfig kv) {
-        return new WorkerConfig(role, "127.0.0.1", 0, 0, "squall", batch, kv, 4096);
+        return new WorkerConfig(role, "127.0.0.1", 0, 0, "squall", batch, kv, 4096, DisaggregationConfig.defaults());
+    }
+
+    /** This configuration with other disaggregation settings. */
+    public WorkerConfig withDisaggregation(DisaggregationConfig settings) {
+        return new WorkerConfig(role, host, httpPort, rsocketPort, namespace, batch, kv, maxPositions, settings);
     }
 
     private static void port(String name, int port) {

@@ -204,7 +204,7 @@ class WorkerIT {
     }
 
     @Test
-    void routesThatAreNotServedYetAnswerNotFound() {
+    void routesOfOtherRolesAndUnknownRoutesAnswerNotFound() {
         RSocket rsocket = connect("tcp");
         try {
             for (String route : List.of(Routes.PREFILL, "no.such.route")) {

@@ -8,7 +8,8 @@ public enum MessageType {
     PREFILL_RESULT(4),
     KV_BLOCK_FRAME(5),
     WORKER_INSTANCE(6),
-    KV_FETCH_REQUEST(7);
+    KV_FETCH_REQUEST(7),
+    KV_PUSH_HEADER(8);
 
     private final int tag;
 

@@ -3,6 +3,7 @@ package io.squall.functions.api.codec;
 import io.squall.functions.api.GenerateRequest;
 import io.squall.functions.api.KvBlockFrame;
 import io.squall.functions.api.KvFetchRequest;
+import io.squall.functions.api.KvPushHeader;
 import io.squall.functions.api.PrefillRequest;
 import io.squall.functions.api.PrefillResult;
 import io.squall.functions.api.SamplingOptions;
@@ -43,23 +44,23 @@ public final class WireFormat {
     }
 
     public static byte[] encode(GenerateRequest r) {
-        SamplingOptions s = r.sampling();
         WireWriter w = new WireWriter(64 + 3 * r.tokens().length).header(MessageType.GENERATE_REQUEST)
                 .string(r.requestId())
-                .varints(r.tokens())
-                .f64(s.temperature()).varint(s.topK()).f64(s.topP()).f64(s.minP())
+                .varints(r.tokens());
+        sampling(w, r.sampling());
+        return w.varint(r.maxTokens()).bool(r.ignoreEos()).zigzag(r.topLogprobs()).toByteArray();
+    }
+
+    private static void sampling(WireWriter w, SamplingOptions s) {
+        w.f64(s.temperature()).varint(s.topK()).f64(s.topP()).f64(s.minP())
                 .f64(s.repetitionPenalty()).f64(s.presencePenalty()).f64(s.frequencyPenalty())
                 .bool(s.seed() != null);
         if (s.seed() != null) {
             w.i64(s.seed());
         }
-        return w.varint(r.maxTokens()).bool(r.ignoreEos()).zigzag(r.topLogprobs()).toByteArray();
     }
 
-    public static GenerateRequest decodeGenerateRequest(ByteBuffer frame) {
-        WireReader in = new WireReader(frame).header(MessageType.GENERATE_REQUEST);
-        String id = in.string(MAX_ID_BYTES);
-        int[] tokens = in.varints(MAX_TOKENS);
+    private static SamplingOptions sampling(WireReader in) {
         double temperature = in.f64();
         int topK = in.varint();
         double topP = in.f64();
@@ -68,7 +69,14 @@ public final class WireFormat {
         double presence = in.f64();
         double frequency = in.f64();
         Long seed = in.bool() ? in.i64() : null;
-        SamplingOptions sampling = new SamplingOptions(temperature, topK, topP, minP, repetition, presence, frequency, seed);
+        return new SamplingOptions(temperature, topK, topP, minP, repetition, presence, frequency, seed);
+    }
+
+    public static GenerateRequest decodeGenerateRequest(ByteBuffer frame) {
+        WireReader in = new WireReader(frame).header(MessageType.GENERATE_REQUEST);
+        String id = in.string(MAX_ID_BYTES);
+        int[] tokens = in.varints(MAX_TOKENS);
+        SamplingOptions sampling = sampling(in);
         return new GenerateRequest(id, tokens, sampling, in.varint(), in.bool(), in.zigzag());
     }
 
@@ -117,18 +125,45 @@ public final class WireFormat {
     }
 
     public static byte[] encode(PrefillRequest r) {
-        return new WireWriter(32 + 3 * r.tokens().length).header(MessageType.PREFILL_REQUEST)
+        WireWriter w = new WireWriter(96 + 3 * r.tokens().length + 3 * r.destinationBlockIds().length)
+                .header(MessageType.PREFILL_REQUEST)
                 .string(r.requestId())
                 .varints(r.tokens())
                 .string(r.targetWorker())
                 .varints(r.destinationBlockIds())
-                .toByteArray();
+                .varint(r.firstBlock())
+                .i64(r.reservation());
+        sampling(w, r.sampling());
+        return w.toByteArray();
     }
 
     public static PrefillRequest decodePrefillRequest(ByteBuffer frame) {
         WireReader in = new WireReader(frame).header(MessageType.PREFILL_REQUEST);
-        return new PrefillRequest(in.string(MAX_ID_BYTES), in.varints(MAX_TOKENS), in.string(MAX_ID_BYTES),
-                in.varints(MAX_TOKENS));
+        String id = in.string(MAX_ID_BYTES);
+        int[] tokens = in.varints(MAX_TOKENS);
+        String target = in.string(MAX_ID_BYTES);
+        int[] destinations = in.varints(MAX_TOKENS);
+        int firstBlock = in.varint();
+        long reservation = in.i64();
+        SamplingOptions sampling = sampling(in);
+        if (tokens.length == 0) {
+            throw WireReader.malformed("a prefill request has no tokens");
+        }
+        return new PrefillRequest(id, tokens, target, destinations, firstBlock, reservation, sampling);
+    }
+
+    public static byte[] encode(KvPushHeader h) {
+        return new WireWriter(16).header(MessageType.KV_PUSH_HEADER).i64(h.reservation()).varint(h.blocks()).toByteArray();
+    }
+
+    public static KvPushHeader decodeKvPushHeader(ByteBuffer frame) {
+        WireReader in = new WireReader(frame).header(MessageType.KV_PUSH_HEADER);
+        long reservation = in.i64();
+        int blocks = in.varint();
+        if (blocks == 0) {
+            throw WireReader.malformed("a KV push announces no blocks");
+        }
+        return new KvPushHeader(reservation, blocks);
     }
 
     public static byte[] encode(PrefillResult r) {

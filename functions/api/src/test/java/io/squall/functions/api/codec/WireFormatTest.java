@@ -3,6 +3,7 @@ package io.squall.functions.api.codec;
 import io.squall.functions.api.ErrorCode;
 import io.squall.functions.api.GenerateRequest;
 import io.squall.functions.api.KvBlockFrame;
+import io.squall.functions.api.KvPushHeader;
 import io.squall.functions.api.KvFetchRequest;
 import io.squall.functions.api.PrefillRequest;
 import io.squall.functions.api.PrefillResult;
@@ -67,12 +68,19 @@ class WireFormatTest {
 
     @Test
     void prefillMessagesRoundTrip() {
-        PrefillRequest request = new PrefillRequest("p", new int[] {1, 2, 3}, "squall/worker/generate/ab", new int[] {9, 10});
+        SamplingOptions sampling = new SamplingOptions(0.7, 40, 0.9, 0.05, 1.1, 0.2, 0.3, -9L);
+        PrefillRequest request = new PrefillRequest("p", new int[] {1, 2, 3}, "squall/worker/generate/ab", new int[] {9, 10},
+                3, -77L, sampling);
         PrefillRequest back = WireFormat.decodePrefillRequest(ByteBuffer.wrap(WireFormat.encode(request)));
         assertThat(back.requestId()).isEqualTo("p");
         assertThat(back.tokens()).containsExactly(1, 2, 3);
         assertThat(back.targetWorker()).isEqualTo("squall/worker/generate/ab");
         assertThat(back.destinationBlockIds()).containsExactly(9, 10);
+        assertThat(back.firstBlock()).isEqualTo(3);
+        assertThat(back.reservation()).isEqualTo(-77L);
+        assertThat(back.sampling()).isEqualTo(sampling);
+        assertThat(WireFormat.decodeKvPushHeader(ByteBuffer.wrap(WireFormat.encode(new KvPushHeader(-3L, 12)))))
+                .isEqualTo(new KvPushHeader(-3L, 12));
         assertThat(WireFormat.decodePrefillResult(ByteBuffer.wrap(WireFormat.encode(new PrefillResult(77, 4)))))
                 .isEqualTo(new PrefillResult(77, 4));
     }
@@ -146,14 +154,15 @@ class WireFormatTest {
         System.out.println("WireFormatTest random seed " + seed);
         SplittableRandom random = new SplittableRandom(seed);
         List<Function<ByteBuffer, ?>> decoders = List.of(WireFormat::decodeGenerateRequest, WireFormat::decodeTokenChunk,
-                WireFormat::decodePrefillRequest, WireFormat::decodePrefillResult, WireFormat::decodeKvBlockFrame);
+                WireFormat::decodePrefillRequest, WireFormat::decodePrefillResult, WireFormat::decodeKvBlockFrame,
+                WireFormat::decodeKvPushHeader);
         for (int i = 0; i < 20_000; i++) {
             byte[] bytes = new byte[random.nextInt(64)];
             random.nextBytes(bytes);
             if (bytes.length > 0 && random.nextBoolean()) {
                 bytes[0] = WireFormat.VERSION; // get past the header more often
                 if (bytes.length > 1) {
-                    bytes[1] = (byte) (1 + random.nextInt(5));
+                    bytes[1] = (byte) (1 + random.nextInt(8));
                 }
             }
             for (Function<ByteBuffer, ?> decoder : decoders) {

@@ -4,6 +4,7 @@ import io.squall.functions.engine.model.PagedKvCache;
 import io.squall.functions.engine.model.Transformer;
 import io.squall.functions.engine.sampling.SampledToken;
 import io.squall.functions.engine.sampling.Sampler;
+import io.squall.kvgrid.BlockHash;
 import io.squall.kvgrid.KvEvent.StoredBlock;
 import io.squall.kvgrid.offload.OnboardCopy;
 import io.squall.kvgrid.pool.Allocation;
@@ -13,6 +14,8 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -31,6 +34,10 @@ import java.util.function.IntPredicate;
  * sequence reuses the longest cached prefix of its tokens (G1), and the blocks that follow it are
  * onboarded from lower tiers on the offload thread while the sequence waits, never blocking a step.
  * Full blocks are committed as they fill, so later prompts with the same prefix skip their compute.
+ * A sequence submitted with a {@link RemotePrefill} may instead have its uncached full prompt blocks
+ * written by another worker into pages reserved at admission; it waits like an onboarding one and
+ * computes them itself if the transfer fails. Each prompt block is reported to the sink as soon as its
+ * KV is ready ({@link TokenSink#onPromptBlock}), which is how a prefill worker streams blocks out.
  *
  * <p>Buffering: a sequence computes a token only when its consumer has demand for it, so no token is
  * ever queued inside the scheduler. The submission queue is bounded by
@@ -96,6 +103,15 @@ public final class BatchScheduler implements AutoCloseable {
      *         (prompt beyond the context or the KV pool, token ids outside the vocabulary) or the queue is full
      */
     public Admission submit(GenerationRequest request, TokenSink sink) {
+        return submit(request, sink, RemotePrefill.NONE);
+    }
+
+    /**
+     * As {@link #submit(GenerationRequest, TokenSink)}, letting {@code remote} compute the prompt's uncached
+     * blocks on another worker (see {@link RemotePrefill}); the output is the same either way.
+     */
+    public Admission submit(GenerationRequest request, TokenSink sink, RemotePrefill remote) {
+        Objects.requireNonNull(remote, "remote");
         int promptLength = request.promptLength();
         int context = transformer.maxPositions();
         if (promptLength >= context) {
@@ -121,7 +137,7 @@ public final class BatchScheduler implements AutoCloseable {
             return new Admission.Rejected("the queue is full (" + config.maxWaitingSequences() + " waiting)", true);
         }
         int capacity = (int) Math.min(context, (long) promptLength + request.maxTokens());
-        Sequence sequence = new Sequence(request, sink, new Sampler(request.sampling(), vocab), capacity, vocab,
+        Sequence sequence = new Sequence(request, sink, remote, new Sampler(request.sampling(), vocab), capacity, vocab,
                 this::wake);
         inbox.add(() -> {
             queued.decrementAndGet();
@@ -150,6 +166,7 @@ public final class BatchScheduler implements AutoCloseable {
             reapCancelled();
             admit();
             installOnboarded();
+            installPrefilled();
             idle = !step();
             publishStats();
         }
@@ -192,11 +209,78 @@ public final class BatchScheduler implements AutoCloseable {
             if (!next.admittedBefore) {
                 next.cachedTokens = cache.length();
             }
-            if (kv.offload() != null && cache.blockCount() < reusable.size()) {
+            if (!startRemotePrefill(next, reusable) && kv.offload() != null && cache.blockCount() < reusable.size()) {
                 next.onboarding = kv.offload().onboard(reusable, cache.blockCount());
                 next.onboarding.whenComplete((copy, error) -> wake());
             }
             running.add(next);
+            reportPromptBlocks(next);
+        }
+    }
+
+    /**
+     * Reserves pages for the prompt's full blocks past the cached prefix and hands them to the sequence's
+     * {@link RemotePrefill}, if it wants them (only on first admission: a readmitted sequence recomputes).
+     * Admission already checked that the pool has the pages.
+     *
+     * @return false when no pages were reserved (not wanted, or no room), so the caller may onboard the
+     *     blocks from lower tiers instead
+     */
+    private boolean startRemotePrefill(Sequence s, List<StoredBlock> reusable) {
+        int first = s.cache.blockCount();
+        int uncached = s.tokenCount - first * kv.pool().layout().blockSize();
+        if (s.admittedBefore || reusable.size() <= first || !s.remote.wanted(s.request, uncached)
+                || !s.cache.ensureCapacity(reusable.size() * kv.pool().layout().blockSize())) {
+            return false;
+        }
+        List<BlockHash> hashes = reusable.subList(first, reusable.size()).stream().map(StoredBlock::hash).toList();
+        ReservedPages pages = new ReservedPages(s.request, first,
+                s.cache.blockIds(first, reusable.size() - first), hashes, kv.pool());
+        CompletableFuture<Boolean> fill;
+        try {
+            fill = Objects.requireNonNull(s.remote.start(pages), "remote prefill future");
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "remote prefill of " + s.request.id() + " did not start; computing here", e);
+            pages.close();
+            return true; // the pages are reserved now: the sequence computes into them
+        }
+        s.reserved = pages;
+        s.remoteFill = fill;
+        fill.whenComplete((filled, error) -> wake());
+        return true;
+    }
+
+    /**
+     * Takes over the pages of finished remote prefills: complete ones become computed prompt blocks; after
+     * a failed or torn transfer the pages stay reserved and the sequence computes them itself.
+     */
+    private void installPrefilled() {
+        for (Sequence s : running) {
+            if (s.remoteFill == null || !s.remoteFill.isDone()) {
+                continue;
+            }
+            boolean succeeded = s.remoteFill.handle((filled, error) -> error == null && Boolean.TRUE.equals(filled)).join();
+            boolean complete = s.reserved.close();
+            if (succeeded && complete) {
+                s.cache.markComputed(s.reserved.blockIds().length * kv.pool().layout().blockSize(), s.tokens);
+            } else {
+                LOG.log(System.Logger.Level.DEBUG, "remote prefill of {0} failed; computing it here", s.request.id());
+            }
+            s.reserved = null;
+            s.remoteFill = null;
+        }
+    }
+
+    /** Tells the sink about prompt blocks that became ready since it was last told. */
+    private void reportPromptBlocks(Sequence s) {
+        int ready = Math.min(s.cache.committedBlocks(), s.request.promptLength() / kv.pool().layout().blockSize());
+        try {
+            for (; s.reportedBlocks < ready; s.reportedBlocks++) {
+                s.sink.onPromptBlock(s.reportedBlocks, s.cache.blockHash(s.reportedBlocks), s.cache.page(s.reportedBlocks));
+            }
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "token sink of " + s.request.id() + " failed on a prompt block; cancelling it", e);
+            s.cancel();
         }
     }
 
@@ -219,6 +303,7 @@ public final class BatchScheduler implements AutoCloseable {
                 if (!s.admittedBefore) {
                     s.cachedTokens = s.cache.length();
                 }
+                reportPromptBlocks(s);
             }
         }
     }
@@ -231,7 +316,7 @@ public final class BatchScheduler implements AutoCloseable {
         // Decoding sequences first, so a long prompt never stalls running streams.
         for (int i = 0; i < running.size() && budget > 0; i++) {
             Sequence s = running.get(i);
-            if (s.onboarding == null && s.tokenCount - s.computed() == 1 && s.demand() > 0 && reserve(s, s.tokenCount)) {
+            if (!s.awaitsKv() && s.tokenCount - s.computed() == 1 && s.demand() > 0 && reserve(s, s.tokenCount)) {
                 schedule(s, 1);
                 budget--;
             }
@@ -239,7 +324,7 @@ public final class BatchScheduler implements AutoCloseable {
         for (int i = 0; i < running.size(); i++) {
             Sequence s = running.get(i);
             int remaining = s.tokenCount - s.computed();
-            if (remaining <= 1 || s.finished || s.onboarding != null) {
+            if (remaining <= 1 || s.finished || s.awaitsKv()) {
                 continue;
             }
             int chunk = config.chunkedPrefill() ? Math.min(remaining, budget) : remaining;
@@ -275,6 +360,7 @@ public final class BatchScheduler implements AutoCloseable {
         lastStepTokens = stepTokens;
         for (Sequence s : scheduled) {
             s.cache.commitFullBlocks(s.tokens);
+            reportPromptBlocks(s);
             if (s.computed() == s.tokenCount) {
                 sampleNext(s);
             }
@@ -328,6 +414,12 @@ public final class BatchScheduler implements AutoCloseable {
 
     /** Returns a sequence's pages to the pool; its committed blocks stay cached for reuse. */
     private void release(Sequence s) {
+        if (s.reserved != null) {
+            s.reserved.close(); // first: no pushed frame may land in a page once it is back in the pool
+            s.remoteFill.cancel(false);
+            s.reserved = null;
+            s.remoteFill = null;
+        }
         if (s.cache != null) {
             s.cache.release();
             s.cache = null;

@@ -32,15 +32,24 @@ final class Sequence implements Generation {
     PagedKvCache cache;
     /** Blocks of the prompt being brought back from lower tiers; the sequence waits until it completes. */
     CompletableFuture<OnboardCopy> onboarding;
+    /** Where the prompt's uncached blocks may be computed instead of here. */
+    final RemotePrefill remote;
+    /** Pages another worker is filling; the sequence waits until {@link #remoteFill} completes. */
+    ReservedPages reserved;
+    CompletableFuture<Boolean> remoteFill;
+    /** Full prompt blocks reported to the sink through {@link TokenSink#onPromptBlock}. */
+    int reportedBlocks;
     boolean finished;
 
     private final AtomicLong demand = new AtomicLong();
     private volatile boolean cancelled;
     private final Runnable wake;
 
-    Sequence(GenerationRequest request, TokenSink sink, Sampler sampler, int capacity, int vocabSize, Runnable wake) {
+    Sequence(GenerationRequest request, TokenSink sink, RemotePrefill remote, Sampler sampler, int capacity, int vocabSize,
+             Runnable wake) {
         this.request = request;
         this.sink = sink;
+        this.remote = remote;
         this.sampler = sampler;
         this.tokens = new int[capacity];
         this.history = new TokenHistory(capacity);
@@ -55,6 +64,11 @@ final class Sequence implements Generation {
 
     int computed() {
         return cache == null ? 0 : cache.length();
+    }
+
+    /** Whether its prompt's KV is still arriving (onboarded from lower tiers or pushed by a prefill worker). */
+    boolean awaitsKv() {
+        return onboarding != null || remoteFill != null;
     }
 
     long demand() {

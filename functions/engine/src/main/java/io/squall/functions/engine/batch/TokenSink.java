@@ -1,6 +1,9 @@
 package io.squall.functions.engine.batch;
 
 import io.squall.functions.engine.sampling.SampledToken;
+import io.squall.kvgrid.BlockHash;
+
+import java.lang.foreign.MemorySegment;
 
 /**
  * Receives one sequence's output. Called on the scheduler's thread, in order, never concurrently, and
@@ -15,6 +18,15 @@ public interface TokenSink {
      * @param detail log-probabilities when the request asked for them, else {@code null}
      */
     void onToken(int token, SampledToken detail);
+
+    /**
+     * Full prompt block {@code index} (from 0) holds its keys and values, whether reused from the cache,
+     * onboarded or just computed; called once per block, in order, as soon as it is ready, so a prefill
+     * worker can ship it while later chunks are still computing. {@code page} is valid only during the
+     * call. Ignored by default.
+     */
+    default void onPromptBlock(int index, BlockHash hash, MemorySegment page) {
+    }
 
     /** Generation ended normally. */
     void onFinish(FinishReason reason, Usage usage);

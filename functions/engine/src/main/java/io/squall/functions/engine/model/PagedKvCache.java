@@ -18,6 +18,7 @@ import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * A {@link KvCache} whose keys and values live in pages of a shared {@link BlockPool}, reached through
@@ -103,6 +104,44 @@ public final class PagedKvCache extends KvCache {
         addBlocks(onboarded);
         committedBlocks += onboarded.size();
         advance(onboarded.size() * layout.blockSize());
+    }
+
+    /**
+     * Declares that the next {@code positions} positions' keys and values were written into pages this cache
+     * already holds by someone else (a prefill worker), and commits the blocks they fill. They must
+     * cover whole blocks of the prompt whose hashes {@link #reusePrefix} computed.
+     *
+     * @param tokens the prompt's tokens, for hashing
+     */
+    public void markComputed(int positions, int[] tokens) {
+        int blockSize = layout.blockSize();
+        if (length() % blockSize != 0 || positions % blockSize != 0 || length() + positions > hashedTokens
+                || length() + positions > blocks.size() * blockSize) {
+            throw new IllegalArgumentException("remotely computed positions must be whole, hashed, held blocks");
+        }
+        advance(positions);
+        commitFullBlocks(tokens);
+    }
+
+    /** Leading full blocks whose KV this cache holds (reused, onboarded or computed), in blocks. */
+    public int committedBlocks() {
+        return committedBlocks;
+    }
+
+    /** The pool page ids of blocks {@code from .. from + count - 1} of this cache. */
+    public int[] blockIds(int from, int count) {
+        Objects.checkFromIndexSize(from, count, blocks.size());
+        return Arrays.copyOfRange(table, from, from + count);
+    }
+
+    /** The chained hash of prompt block {@code index}, once {@link #reusePrefix} or a commit hashed it. */
+    public BlockHash blockHash(int index) {
+        return chain.hash(index);
+    }
+
+    /** The page of block {@code index}; valid while this cache holds it. */
+    public MemorySegment page(int index) {
+        return pool.page(blocks.get(index));
     }
 
     /**

@@ -3,16 +3,15 @@ package io.squall.functions.worker.local;
 import io.squall.functions.api.ErrorCode;
 import io.squall.functions.api.GenerateRequest;
 import io.squall.functions.api.GenerateService;
-import io.squall.functions.api.SamplingOptions;
 import io.squall.functions.api.StageException;
 import io.squall.functions.api.TokenChunk;
 import io.squall.functions.engine.batch.Admission;
 import io.squall.functions.engine.batch.BatchScheduler;
 import io.squall.functions.engine.batch.Generation;
 import io.squall.functions.engine.batch.GenerationRequest;
+import io.squall.functions.engine.batch.RemotePrefill;
 import io.squall.functions.engine.batch.TokenSink;
 import io.squall.functions.engine.sampling.SampledToken;
-import io.squall.functions.engine.sampling.SamplingParams;
 import io.squall.functions.engine.sampling.TokenLogprob;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxSink;
@@ -32,9 +31,17 @@ import java.util.Objects;
 public final class SchedulerGenerateService implements GenerateService {
 
     private final BatchScheduler scheduler;
+    private final RemotePrefill remote;
 
+    /** Prefills every prompt locally. */
     public SchedulerGenerateService(BatchScheduler scheduler) {
+        this(scheduler, RemotePrefill.NONE);
+    }
+
+    /** @param remote where prompts may be prefilled instead (a decode worker's prefill workers) */
+    public SchedulerGenerateService(BatchScheduler scheduler, RemotePrefill remote) {
         this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+        this.remote = Objects.requireNonNull(remote, "remote");
     }
 
     @Override
@@ -42,13 +49,13 @@ public final class SchedulerGenerateService implements GenerateService {
         return Flux.create(sink -> {
             GenerationRequest engineRequest;
             try {
-                engineRequest = new GenerationRequest(request.requestId(), request.tokens(), params(request.sampling()),
+                engineRequest = new GenerationRequest(request.requestId(), request.tokens(), SamplingMapping.params(request.sampling()),
                         request.maxTokens(), request.ignoreEos(), request.topLogprobs());
             } catch (IllegalArgumentException | NullPointerException e) {
                 sink.error(new StageException(ErrorCode.INVALID_REQUEST, e.getMessage()));
                 return;
             }
-            Admission admission = scheduler.submit(engineRequest, new ChunkSink(sink));
+            Admission admission = scheduler.submit(engineRequest, new ChunkSink(sink), remote);
             switch (admission) {
                 case Admission.Rejected rejected -> sink.error(new StageException(
                         rejected.overloaded() ? ErrorCode.OVERLOADED : ErrorCode.INVALID_REQUEST, rejected.reason()));
@@ -59,12 +66,6 @@ public final class SchedulerGenerateService implements GenerateService {
                 }
             }
         }, FluxSink.OverflowStrategy.BUFFER);
-    }
-
-    private static SamplingParams params(SamplingOptions options) {
-        return new SamplingParams(options.temperature(), options.topK(), options.topP(), options.minP(),
-                options.repetitionPenalty(), options.presencePenalty(), options.frequencyPenalty(),
-                SamplingParams.DEFAULT_PENALTY_LAST_N, options.seed());
     }
 
     /** Turns scheduler callbacks into chunks on the flux. */

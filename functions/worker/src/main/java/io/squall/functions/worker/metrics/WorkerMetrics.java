@@ -20,7 +20,9 @@ import java.util.function.Supplier;
  * {@code squall_worker_inter_token_latency_seconds}, and from the scheduler's stats
  * {@code squall_worker_running_sequences}, {@code squall_worker_waiting_sequences},
  * {@code squall_worker_kv_blocks_free}, {@code squall_worker_kv_blocks_total} and
- * {@code squall_worker_generated_tokens_total}. Thread-safe.
+ * {@code squall_worker_generated_tokens_total}; for disaggregated prefill
+ * {@code squall_worker_remote_prefills_total}, {@code squall_worker_remote_prefill_fallbacks_total{reason}},
+ * {@code squall_worker_kv_blocks_pushed_total} and {@code squall_worker_kv_blocks_received_total}. Thread-safe.
  */
 public final class WorkerMetrics {
 
@@ -31,6 +33,10 @@ public final class WorkerMetrics {
     private final Counter errors;
     private final Histogram timeToFirstToken;
     private final Histogram interTokenLatency;
+    private final Counter remotePrefills;
+    private final Counter remotePrefillFallbacks;
+    private final Counter kvBlocksPushed;
+    private final Counter kvBlocksReceived;
     private final AtomicReference<Supplier<BatchStats>> stats = new AtomicReference<>();
 
     public WorkerMetrics(CollectorRegistry registry) {
@@ -44,6 +50,17 @@ public final class WorkerMetrics {
         interTokenLatency = Histogram.build(PREFIX + "_inter_token_latency_seconds",
                         "Time between consecutive tokens of a stream.")
                 .buckets(0.005, 0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56).create();
+        remotePrefills = Counter.build(PREFIX + "_remote_prefills_total",
+                "Prompts a decode worker handed to a prefill worker.").create();
+        remotePrefillFallbacks = Counter.build(PREFIX + "_remote_prefill_fallbacks_total",
+                "Remote prefills abandoned for a local prefill, by reason.").labelNames("reason").create();
+        kvBlocksPushed = Counter.build(PREFIX + "_kv_blocks_pushed_total", "KV blocks a prefill worker pushed.").create();
+        kvBlocksReceived = Counter.build(PREFIX + "_kv_blocks_received_total",
+                "Pushed KV blocks a decode worker wrote into reserved pages.").create();
+        registry.register(remotePrefills);
+        registry.register(remotePrefillFallbacks);
+        registry.register(kvBlocksPushed);
+        registry.register(kvBlocksReceived);
         registry.register(requests);
         registry.register(errors);
         registry.register(timeToFirstToken);
@@ -70,6 +87,23 @@ public final class WorkerMetrics {
 
     void interToken(long nanos) {
         interTokenLatency.observe(nanos / 1e9);
+    }
+
+    public void remotePrefillStarted() {
+        remotePrefills.inc();
+    }
+
+    /** @param reason the fallback reason's label */
+    public void remotePrefillFellBack(String reason) {
+        remotePrefillFallbacks.labels(reason).inc();
+    }
+
+    public void kvBlocksPushed() {
+        kvBlocksPushed.inc();
+    }
+
+    public void kvBlocksReceived() {
+        kvBlocksReceived.inc();
     }
 
     /** Exposes the latest {@link BatchStats} snapshot at scrape time. */

@@ -2,10 +2,14 @@ package io.squall.functions.worker.rsocket;
 
 import io.rsocket.RSocket;
 import io.squall.functions.api.KvFetchService;
+import io.squall.functions.api.KvPushService;
+import io.squall.functions.api.PrefillService;
 import io.squall.functions.api.discovery.Discovery;
 import io.squall.functions.api.discovery.InstanceId;
 import io.squall.functions.api.discovery.WorkerInstance;
 import io.squall.functions.api.rsocket.RSocketKvFetchClient;
+import io.squall.functions.api.rsocket.RSocketKvPushClient;
+import io.squall.functions.api.rsocket.RSocketPrefillClient;
 import io.squall.functions.api.rsocket.StageConnections;
 import io.squall.functions.worker.kv.KvPeers;
 import io.squall.kvgrid.WorkerId;
@@ -14,9 +18,10 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 
 /**
- * {@link KvPeers} over RSocket: a worker is looked up in {@link Discovery} by its {@link WorkerId} and
+ * {@link KvPeers} over RSocket: a worker is looked up in {@link Discovery} by its {@link WorkerId} or {@link InstanceId} and
  * reached over RSocket/TCP at its advertised address. One connection per peer is opened on first use
  * (blocking the caller up to {@code connectTimeout}), reused while it is open and replaced once it has
  * closed. Thread-safe; {@link #close()} disposes every connection and later lookups find no peer.
@@ -42,9 +47,24 @@ public final class RSocketKvPeers implements KvPeers {
     @Override
     public Optional<KvFetchService> peer(WorkerId worker) {
         Objects.requireNonNull(worker, "worker");
-        Optional<WorkerInstance> instance = discovery.instances().stream()
-                .filter(candidate -> candidate.id().workerId().equals(worker))
-                .findFirst();
+        return connection(candidate -> candidate.id().workerId().equals(worker)).map(RSocketKvFetchClient::new);
+    }
+
+    @Override
+    public Optional<PrefillService> prefillWorker(InstanceId worker) {
+        Objects.requireNonNull(worker, "worker");
+        return connection(candidate -> candidate.id().equals(worker)).map(RSocketPrefillClient::new);
+    }
+
+    @Override
+    public Optional<KvPushService> decodeWorker(InstanceId worker) {
+        Objects.requireNonNull(worker, "worker");
+        return connection(candidate -> candidate.id().equals(worker)).map(RSocketKvPushClient::new);
+    }
+
+    /** The open connection to the first discovered instance {@code matching}, opened if needed. */
+    private Optional<RSocket> connection(Predicate<WorkerInstance> matching) {
+        Optional<WorkerInstance> instance = discovery.instances().stream().filter(matching).findFirst();
         if (closed || instance.isEmpty()) {
             return Optional.empty();
         }
@@ -55,9 +75,9 @@ public final class RSocketKvPeers implements KvPeers {
                 rsocket.dispose(); // raced with close(): do not leak the new connection
                 return Optional.empty();
             }
-            return Optional.of(new RSocketKvFetchClient(rsocket));
+            return Optional.of(rsocket);
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.DEBUG, "connecting to KV peer {0} failed: {1}", instance.get().id(), e.toString());
+            LOG.log(System.Logger.Level.DEBUG, "connecting to peer {0} failed: {1}", instance.get().id(), e.toString());
             return Optional.empty();
         }
     }

@@ -3,6 +3,9 @@ package io.squall.functions.worker.kv;
 import io.squall.functions.api.ErrorCode;
 import io.squall.functions.api.KvBlockFrame;
 import io.squall.functions.api.KvFetchService;
+import io.squall.functions.api.KvPushService;
+import io.squall.functions.api.PrefillService;
+import io.squall.functions.api.discovery.InstanceId;
 import io.squall.functions.api.StageException;
 import io.squall.functions.api.codec.WireFormat;
 import io.squall.kvgrid.BlockHash;
@@ -57,6 +60,16 @@ class RemoteBlockStoreTest {
             public Optional<KvFetchService> peer(WorkerId worker) {
                 asked.add(worker);
                 return Optional.ofNullable(services.get(worker));
+            }
+
+            @Override
+            public Optional<PrefillService> prefillWorker(InstanceId worker) {
+                return Optional.empty();
+            }
+
+            @Override
+            public Optional<KvPushService> decodeWorker(InstanceId worker) {
+                return Optional.empty();
             }
 
             @Override
