@@ -87,6 +87,7 @@ class MigrationIT {
 
                 List<TokenChunk> chunks = new CopyOnWriteArrayList<>();
                 route.generate(request("migrated", prompt))
+                        .limitRate(1) // one token of demand at a time: the worker cannot run ahead of the cut
                         .doOnNext(chunk -> {
                             chunks.add(chunk);
                             if (chunks.size() == CUT_AFTER) {
