@@ -4,6 +4,7 @@ import com.hazelcast.core.HazelcastInstance;
 import io.squall.functions.worker.kv.KvEventRelay;
 import io.squall.functions.worker.kv.KvSharing;
 import io.squall.kvgrid.grid.BlockDirectory;
+import io.squall.kvgrid.grid.KvEventTopic;
 import io.squall.functions.api.discovery.hazelcast.DiscoveryConfig;
 import io.squall.functions.api.discovery.hazelcast.HazelcastDiscovery;
 import io.squall.kvgrid.grid.GridConfig;
@@ -30,13 +31,19 @@ final class Cluster implements AutoCloseable {
     private final HazelcastInstance member;
     private final HazelcastDiscovery discovery;
     private final BlockDirectory directory;
+    private final KvEventTopic kvEventTopic;
     private final KvEventRelay kvEvents;
 
     private Cluster(HazelcastInstance member) {
         this.member = member;
         this.discovery = new HazelcastDiscovery(member, DiscoveryConfig.defaults());
         this.directory = new BlockDirectory(member);
-        this.kvEvents = new KvEventRelay(directory::apply, KV_EVENT_BACKLOG);
+        this.kvEventTopic = new KvEventTopic(member);
+        // the directory first: a router that sees an event on the topic can then rely on the directory having it
+        this.kvEvents = new KvEventRelay(batch -> {
+            directory.apply(batch);
+            kvEventTopic.publish(batch);
+        }, KV_EVENT_BACKLOG);
     }
 
     /**
@@ -59,6 +66,16 @@ final class Cluster implements AutoCloseable {
      */
     KvSharing kvSharing() {
         return KvSharing.cluster(kvEvents, directory);
+    }
+
+    /** The cluster's KV event stream, which KV-aware routers follow. */
+    KvEventTopic kvEventTopic() {
+        return kvEventTopic;
+    }
+
+    /** The cluster-wide block directory. */
+    BlockDirectory blockDirectory() {
+        return directory;
     }
 
     String address() {

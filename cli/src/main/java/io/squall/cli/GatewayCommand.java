@@ -37,7 +37,7 @@ final class GatewayCommand implements Callable<Integer> {
         Cluster cluster = Cluster.join(host, gridPort, join);
         GgufFile file = GgufFile.open(model);
         String name = gateway.modelId(model);
-        GatewayOptions.FrontDoor front = gateway.start(host, name, file.metadata(), cluster.discovery().discovery());
+        GatewayOptions.FrontDoor front = gateway.start(host, name, file.metadata(), cluster);
         System.err.println("squall gateway: serving " + name + " from the workers of cluster member " + cluster.address()
                 + "; OpenAI API on http://" + host + ":" + front.server().httpPort() + "/v1");
         cluster.awaitShutdown(front, file);

@@ -1,11 +1,14 @@
 package io.squall.cli;
 
-import io.squall.functions.api.discovery.Discovery;
 import io.squall.functions.engine.gguf.GgufMetadata;
 import io.squall.gateway.GatewayConfig;
 import io.squall.gateway.GatewayServer;
 import io.squall.gateway.ModelEndpoint;
-import io.squall.gateway.routing.RoundRobinGenerateService;
+import io.squall.gateway.routing.KvRoutingPolicy;
+import io.squall.gateway.routing.RoutedGenerateService;
+import io.squall.gateway.routing.Routers;
+import io.squall.kvgrid.hash.BlockHasher;
+import picocli.CommandLine;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
@@ -30,13 +33,37 @@ final class GatewayOptions {
     @Option(names = "--served-model-name", description = "the model id clients send (default: the file name without .gguf)")
     String servedModelName;
 
+    @Option(names = "--router", defaultValue = "kv", converter = RouterName.class,
+            description = "how requests pick a worker: kv (KV-cache-aware), round-robin, random or least-loaded (default: ${DEFAULT-VALUE})")
+    Routers router;
+
+    /** Reads {@code --router} by the names {@link Routers#cliName()} gives, so a typo fails before anything starts. */
+    static final class RouterName implements CommandLine.ITypeConverter<Routers> {
+        @Override
+        public Routers convert(String value) {
+            try {
+                return Routers.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.TypeConversionException(e.getMessage());
+            }
+        }
+    }
+
+    @Option(names = "--kv-overlap-weight", defaultValue = "1.0",
+            description = "kv router: weight of prefill work against decode load (default: ${DEFAULT-VALUE})")
+    double overlapWeight;
+
+    @Option(names = "--router-temperature", defaultValue = "0",
+            description = "kv router: 0 picks the lowest cost, above 0 samples by a softmax of the costs (default: ${DEFAULT-VALUE})")
+    double routerTemperature;
+
     /** The id clients use for the model in {@code file}. */
     String modelId(Path file) {
         return servedModelName != null ? servedModelName : file.getFileName().toString().replaceFirst("\\.gguf$", "");
     }
 
     /** A running gateway and the route it sends requests by; closing stops both. */
-    record FrontDoor(GatewayServer server, RoundRobinGenerateService route) implements AutoCloseable {
+    record FrontDoor(GatewayServer server, RoutedGenerateService route) implements AutoCloseable {
         @Override
         public void close() {
             server.close();
@@ -46,14 +73,17 @@ final class GatewayOptions {
 
     /**
      * Starts the gateway on {@code host} for one model whose tokenizer and chat template come from
-     * {@code metadata}, routing its requests round robin over the workers {@code discovery} reports.
+     * {@code metadata}, routing its requests by {@code --router} over the workers the cluster's discovery reports.
      */
-    FrontDoor start(String host, String modelName, GgufMetadata metadata, Discovery discovery) {
+    FrontDoor start(String host, String modelName, GgufMetadata metadata, Cluster cluster) {
+        KvRoutingPolicy.Config kvConfig = new KvRoutingPolicy.Config(BlockHasher.DEFAULT_BLOCK_SIZE, overlapWeight,
+                KvRoutingPolicy.Config.defaults().lowerTierWeight(), routerTemperature);
         List<String> keys = apiKeys == null ? List.of() : GatewayConfig.readApiKeys(apiKeys);
         GatewayConfig config = GatewayConfig.defaults()
                 .withListen(new GatewayConfig.Listen(host, httpPort, rsocketPort, rsocketWebSocketPort))
                 .withSecurity(new GatewayConfig.Security(keys, null, null));
-        RoundRobinGenerateService route = new RoundRobinGenerateService(discovery);
+        RoutedGenerateService route = new RoutedGenerateService(cluster.discovery().discovery(),
+                router.policy(() -> new KvRoutingPolicy(cluster.kvEventTopic(), cluster.blockDirectory(), kvConfig)));
         try {
             GatewayServer server = GatewayServer.start(config, Map.of(modelName, ModelEndpoint.fromGguf(metadata, route)));
             return new FrontDoor(server, route);

@@ -86,7 +86,7 @@ final class ServeCommand implements Callable<Integer> {
             stages.add(worker);
             worker.worker().ready().get();
         }
-        GatewayOptions.FrontDoor front = gateway.start(host, gateway.modelId(file), loaded.metadata(), cluster.discovery().discovery());
+        GatewayOptions.FrontDoor front = gateway.start(host, gateway.modelId(file), loaded.metadata(), cluster);
         stages.addFirst(front);
         stages.add(kernels);
         stages.add(loaded);

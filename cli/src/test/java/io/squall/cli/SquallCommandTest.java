@@ -109,5 +109,9 @@ class SquallCommandTest {
 
         Outcome noInput = squall("run", "--model", model.toString());
         assertThat(noInput.exitCode()).isNotZero();
+
+        Outcome badRouter = squall("serve", "--model", model.toString(), "--router", "fastest");
+        assertThat(badRouter.exitCode()).isNotZero();
+        assertThat(badRouter.err()).contains("unknown router 'fastest'").contains("round-robin");
     }
 }

@@ -14,7 +14,8 @@ import io.squall.functions.worker.ModelSource;
 import io.squall.functions.worker.WorkerConfig;
 import io.squall.functions.worker.kv.KvConfig;
 import io.squall.functions.worker.micronaut.WorkerApplication;
-import io.squall.gateway.routing.RoundRobinGenerateService;
+import io.squall.gateway.routing.RoutedGenerateService;
+import io.squall.gateway.routing.Routers;
 import io.squall.kernels.GgmlType;
 import io.squall.kvgrid.grid.GridConfig;
 import io.squall.kvgrid.grid.GridMembers;
@@ -56,7 +57,7 @@ class ClusterGatewayIT {
                 List.of("127.0.0.1:" + port), 1, 1000));
         List<WorkerApplication> workers = new ArrayList<>();
         try (HazelcastDiscovery discovery = new HazelcastDiscovery(member, DiscoveryConfig.defaults());
-             RoundRobinGenerateService route = new RoundRobinGenerateService(discovery.discovery());
+             RoutedGenerateService route = new RoutedGenerateService(discovery.discovery(), Routers.ROUND_ROBIN.policy(null));
              GgufFile file = GgufFile.open(model)) {
             for (int i = 0; i < 2; i++) {
                 WorkerApplication worker = WorkerApplication.start(WorkerConfig.loopback(WorkerRole.AGGREGATED,

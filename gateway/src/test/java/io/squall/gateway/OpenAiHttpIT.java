@@ -161,6 +161,30 @@ class OpenAiHttpIT {
     }
 
     @Test
+    void logitBiasBansOrForcesTokens() throws Exception {
+        String request = """
+                {"model":"demo","messages":[{"role":"user","content":"bias"}],"max_tokens":4,"temperature":0,
+                 "logprobs":true%s}""";
+        JsonNode first = json(http.post("/v1/chat/completions", request.formatted("")).body())
+                .path("choices").path(0).path("logprobs").path("content").path(0);
+        assertThat(first.path("bytes")).as("the demo vocabulary has one token per byte, token id = byte").hasSize(1);
+        int firstId = first.path("bytes").path(0).asInt();
+
+        JsonNode banned = json(http.post("/v1/chat/completions",
+                request.formatted(",\"logit_bias\":{\"" + firstId + "\":-100}")).body());
+        assertThat(banned.path("choices").path(0).path("logprobs").path("content").path(0).path("bytes").path(0).asInt())
+                .isNotEqualTo(firstId);
+
+        JsonNode forced = json(http.post("/v1/chat/completions",
+                request.formatted(",\"logit_bias\":{\"" + (int) 'z' + "\":100}")).body());
+        assertThat(forced.path("choices").path(0).path("message").path("content").asText()).isEqualTo("zzzz");
+
+        assertError(http.post("/v1/chat/completions", request.formatted(",\"logit_bias\":{\"x\":1}")), 400, null);
+        assertError(http.post("/v1/chat/completions", request.formatted(",\"logit_bias\":{\"5\":101}")), 400, null);
+        assertError(http.post("/v1/chat/completions", request.formatted(",\"logit_bias\":{\"999999\":1}")), 400, null);
+    }
+
+    @Test
     void modelsListsTheDemoModelAsRandomWeights() throws Exception {
         JsonNode body = json(http.get("/v1/models").body());
         assertThat(body.path("data").path(0).path("id").asText()).isEqualTo(MODEL);

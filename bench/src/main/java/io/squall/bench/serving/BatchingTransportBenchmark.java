@@ -35,25 +35,30 @@ import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Continuous batching and transport, on one model file: (1) aggregate decode tokens/s at several
  * concurrencies, in process; (2) inter-token latency of running streams while a long prompt arrives,
  * chunked prefill on and off; (3) tokens/s through RSocket over loopback TCP against in process.
  *
- * <p>Usage: {@code java ... BatchingTransportBenchmark MODEL.gguf [outputTokens=32] [longPrompt=2000]}.
+ * <p>Usage: {@code java ... BatchingTransportBenchmark MODEL.gguf [outputTokens=128] [longPrompt=2000]}.
  * Prints one line per measurement. Random prompts (fixed seed), greedy decoding, end-of-generation ignored.
  */
 public final class BatchingTransportBenchmark {
 
-    private static final int PROMPT = 16;
+    /** Prompt tokens per stream in the throughput and transport runs (llama-batched-bench's -npp 128). */
+    private static final int PROMPT = 128;
+    /** Prompt tokens of the streams already running when the long prompt arrives. */
+    private static final int RUNNING_PROMPT = 16;
 
     private BatchingTransportBenchmark() {
     }
 
     public static void main(String[] args) throws Exception {
         Path file = Path.of(args[0]);
-        int outputTokens = args.length > 1 ? Integer.parseInt(args[1]) : 32;
+        int outputTokens = args.length > 1 ? Integer.parseInt(args[1]) : 128;
         int longPrompt = args.length > 2 ? Integer.parseInt(args[2]) : 2000;
         try (Model model = Model.load(file); Kernels kernels = Kernels.best()) {
             System.out.printf("model %s, kernels %s%n", model.name(), kernels.name());
@@ -88,25 +93,53 @@ public final class BatchingTransportBenchmark {
             run(service, 1, outputTokens, model); // warm-up: the batch-1 (decode) and batched matmul paths
             run(service, 2, outputTokens, model);
             for (int concurrency : new int[] {1, 4, 16, 32}) {
-                double rate = run(service, concurrency, outputTokens, model);
-                System.out.printf(Locale.ROOT, "decode in-process concurrency=%d tokens/s=%.1f%n", concurrency, rate);
+                Rate rate = run(service, concurrency, outputTokens, model);
+                System.out.printf(Locale.ROOT, "in-process concurrency=%d decode tokens/s=%.1f end-to-end tokens/s=%.1f%n",
+                        concurrency, rate.decode(), rate.endToEnd());
             }
         }
     }
 
-    /** Runs {@code concurrency} streams to completion; returns generated tokens per second of wall time. */
-    private static double run(GenerateService service, int concurrency, int outputTokens, Model model) {
+    /**
+     * Tokens per second of one run: {@code decode} counts the tokens generated after every stream has its
+     * first token, over the time since then (the decode phase alone, like llama-batched-bench's S_TG);
+     * {@code endToEnd} counts all tokens over the whole wall time, prompts included.
+     */
+    private record Rate(double decode, double endToEnd) {
+    }
+
+    /** Runs {@code concurrency} streams to completion. */
+    private static Rate run(GenerateService service, int concurrency, int outputTokens, Model model) {
         SplittableRandom random = new SplittableRandom(concurrency);
+        AtomicInteger started = new AtomicInteger();
+        AtomicLong decodeStart = new AtomicLong();
+        AtomicLong decodeTokens = new AtomicLong();
         List<Flux<TokenChunk>> streams = new ArrayList<>();
         for (int i = 0; i < concurrency; i++) {
-            streams.add(service.generate(request("s" + i, prompt(random, PROMPT, model), outputTokens)));
+            boolean[] first = {true};
+            streams.add(service.generate(request("s" + i, prompt(random, PROMPT, model), outputTokens))
+                    .doOnNext(chunk -> {
+                        int n = chunk.tokenIds().length;
+                        if (first[0] && n > 0) {
+                            first[0] = false;
+                            n--;
+                            if (started.incrementAndGet() == concurrency) {
+                                decodeStart.set(System.nanoTime());
+                                return;
+                            }
+                        }
+                        if (decodeStart.get() != 0) {
+                            decodeTokens.addAndGet(n);
+                        }
+                    }));
         }
         long start = System.nanoTime();
         long tokens = Flux.merge(Flux.fromIterable(streams), streams.size())
                 .map(c -> (long) c.tokenIds().length)
                 .reduce(0L, Long::sum)
                 .block(Duration.ofMinutes(10));
-        return tokens / ((System.nanoTime() - start) / 1e9);
+        long end = System.nanoTime();
+        return new Rate(decodeTokens.get() / ((end - decodeStart.get()) / 1e9), tokens / ((end - start) / 1e9));
     }
 
     private static void interTokenLatency(Model model, Kernels kernels, int longPrompt, boolean chunked) {
@@ -120,7 +153,7 @@ public final class BatchingTransportBenchmark {
             List<Flux<TokenChunk>> streams = new ArrayList<>();
             for (int i = 0; i < running; i++) {
                 long[] last = {0};
-                streams.add(service.generate(request("r" + i, prompt(random, PROMPT, model), 1_000))
+                streams.add(service.generate(request("r" + i, prompt(random, RUNNING_PROMPT, model), 1_000))
                         .doOnNext(c -> {
                             long now = System.nanoTime();
                             if (measuring.get() && last[0] != 0) {
@@ -171,17 +204,25 @@ public final class BatchingTransportBenchmark {
             try {
                 run(local, 2, outputTokens, model);
                 run(remote, 2, outputTokens, model);
-                double[] inProcess = new double[3];
-                double[] overRSocket = new double[3];
-                for (int round = 0; round < 3; round++) { // interleaved, so drift hits both alike
-                    inProcess[round] = run(local, concurrency, outputTokens, model);
-                    overRSocket[round] = run(remote, concurrency, outputTokens, model);
+                int rounds = 5;
+                double[][] inProcess = new double[2][rounds];
+                double[][] overRSocket = new double[2][rounds];
+                for (int round = 0; round < rounds; round++) { // interleaved, so drift hits both alike
+                    Rate local1 = run(local, concurrency, outputTokens, model);
+                    Rate remote1 = run(remote, concurrency, outputTokens, model);
+                    inProcess[0][round] = local1.decode();
+                    inProcess[1][round] = local1.endToEnd();
+                    overRSocket[0][round] = remote1.decode();
+                    overRSocket[1][round] = remote1.endToEnd();
                 }
-                Arrays.sort(inProcess);
-                Arrays.sort(overRSocket);
-                System.out.printf(Locale.ROOT,
-                        "transport concurrency=%d in-process tokens/s=%.1f rsocket-tcp tokens/s=%.1f ratio=%.3f (medians of 3)%n",
-                        concurrency, inProcess[1], overRSocket[1], overRSocket[1] / inProcess[1]);
+                String[] kinds = {"decode", "end-to-end"};
+                for (int kind = 0; kind < 2; kind++) {
+                    double a = median(inProcess[kind]);
+                    double b = median(overRSocket[kind]);
+                    System.out.printf(Locale.ROOT,
+                            "transport concurrency=%d %s in-process tokens/s=%.1f rsocket-tcp tokens/s=%.1f ratio=%.3f (medians of %d)%n",
+                            concurrency, kinds[kind], a, b, b / a, rounds);
+                }
             } finally {
                 rsocket.dispose();
                 server.dispose();
@@ -200,6 +241,12 @@ public final class BatchingTransportBenchmark {
             tokens[i] = 1 + random.nextInt(vocab - 1);
         }
         return tokens;
+    }
+
+    private static double median(double[] values) {
+        double[] sorted = values.clone();
+        Arrays.sort(sorted);
+        return sorted[sorted.length / 2];
     }
 
     private static double percentile(long[] sorted, double p) {

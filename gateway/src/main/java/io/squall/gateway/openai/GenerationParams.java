@@ -3,7 +3,9 @@ package io.squall.gateway.openai;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.squall.functions.api.SamplingOptions;
 
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The generation parameters chat completions and completions share, validated.
@@ -39,6 +41,9 @@ public record GenerationParams(String model, Integer maxTokens, int n, List<Stri
      *                        ({@code max_completion_tokens}, {@code max_tokens} for chat)
      * @param topLogprobs     the endpoint's already-parsed logprobs setting, or -1
      */
+    /** Most tokens one {@code logit_bias} may name (OpenAI's limit). */
+    public static final int MAX_LOGIT_BIAS = 300;
+
     static GenerationParams read(JsonNode request, List<String> maxTokensFields, int topLogprobs) {
         String model = Fields.requiredString(request, "model");
         Integer maxTokens = null;
@@ -60,10 +65,7 @@ public record GenerationParams(String model, Integer maxTokens, int n, List<Stri
         Double presence = Fields.number(request, "presence_penalty", -2, 2);
         Double frequency = Fields.number(request, "frequency_penalty", -2, 2);
         Long seed = Fields.longValue(request, "seed");
-        JsonNode logitBias = Fields.object(request, "logit_bias");
-        if (logitBias != null && !logitBias.isEmpty()) {
-            throw ApiException.invalid("logit_bias", "'logit_bias' is not supported");
-        }
+        Map<Integer, Double> logitBias = logitBias(Fields.object(request, "logit_bias"));
         Fields.string(request, "user");
         boolean stream = Fields.bool(request, "stream", false);
         JsonNode streamOptions = Fields.object(request, "stream_options");
@@ -80,7 +82,8 @@ public record GenerationParams(String model, Integer maxTokens, int n, List<Stri
                 repetition == null ? 1.0 : repetition,
                 presence == null ? 0 : presence,
                 frequency == null ? 0 : frequency,
-                seed);
+                seed,
+                logitBias);
         return new GenerationParams(model, maxTokens, n == null ? 1 : n, Fields.stop(request, MAX_STOP), sampling,
                 topLogprobs, stream, includeUsage, Fields.bool(request, "ignore_eos", false));
     }
@@ -92,6 +95,37 @@ public record GenerationParams(String model, Integer maxTokens, int n, List<Stri
         }
         SamplingOptions s = sampling;
         return new SamplingOptions(s.temperature(), s.topK(), s.topP(), s.minP(), s.repetitionPenalty(),
-                s.presencePenalty(), s.frequencyPenalty(), s.seed() + index);
+                s.presencePenalty(), s.frequencyPenalty(), s.seed() + index, s.logitBias());
+    }
+
+    /**
+     * OpenAI's {@code logit_bias}: an object mapping token ids (as strings) to biases in [-100, 100], at most
+     * {@value #MAX_LOGIT_BIAS} entries. Ids beyond the model's vocabulary are checked where the model is known.
+     */
+    private static Map<Integer, Double> logitBias(JsonNode object) {
+        if (object == null || object.isEmpty()) {
+            return Map.of();
+        }
+        if (object.size() > MAX_LOGIT_BIAS) {
+            throw ApiException.invalid("logit_bias", "'logit_bias' may hold at most " + MAX_LOGIT_BIAS + " tokens");
+        }
+        Map<Integer, Double> bias = new HashMap<>();
+        for (var entry : object.properties()) {
+            int token;
+            try {
+                token = Integer.parseInt(entry.getKey());
+            } catch (NumberFormatException e) {
+                token = -1;
+            }
+            if (token < 0) {
+                throw ApiException.invalid("logit_bias", "'logit_bias' keys must be token ids, got '" + entry.getKey() + "'");
+            }
+            JsonNode value = entry.getValue();
+            if (!value.isNumber() || !(Math.abs(value.doubleValue()) <= 100)) {
+                throw ApiException.invalid("logit_bias", "'logit_bias' values must be numbers between -100 and 100");
+            }
+            bias.put(token, value.doubleValue());
+        }
+        return bias;
     }
 }

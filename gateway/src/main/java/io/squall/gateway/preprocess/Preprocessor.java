@@ -79,6 +79,20 @@ public final class Preprocessor {
     }
 
     /**
+     * Checks the token ids of a {@code logit_bias}.
+     *
+     * @throws ApiException (400) if an id is outside the vocabulary
+     */
+    public void checkLogitBias(Map<Integer, Double> bias) {
+        int vocab = model.tokenizer().vocabularySize();
+        for (int id : bias.keySet()) {
+            if (id >= vocab) {
+                throw ApiException.invalid("logit_bias", "token id " + id + " is outside the vocabulary of " + vocab);
+            }
+        }
+    }
+
+    /**
      * The token budget of one sequence: {@code maxTokens}, or what is left of the context when null.
      *
      * @throws ApiException (400, code {@code context_length_exceeded}) if the prompt and budget do not fit

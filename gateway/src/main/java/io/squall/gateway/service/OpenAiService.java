@@ -103,6 +103,7 @@ public final class OpenAiService {
             ChatRequest chat = ChatRequest.parse(Json.parse(request.body()));
             ModelRegistry.Served served = models.get(chat.params().model());
             model = served.name();
+            served.preprocessor().checkLogitBias(chat.params().sampling().logitBias());
             int[] prompt = served.preprocessor().chat(chat.messages(), chat.tools());
             int budget = served.preprocessor().budget(prompt.length, chat.params().maxTokens());
             boolean tools = chat.tools() != null;
@@ -125,6 +126,7 @@ public final class OpenAiService {
             CompletionRequest completion = CompletionRequest.parse(Json.parse(request.body()));
             ModelRegistry.Served served = models.get(completion.params().model());
             model = served.name();
+            served.preprocessor().checkLogitBias(completion.params().sampling().logitBias());
             List<int[]> prompts = new ArrayList<>();
             int[] budgets = new int[completion.prompts().size()];
             for (CompletionRequest.Prompt prompt : completion.prompts()) {

@@ -2,11 +2,19 @@ package io.squall.kvgrid.grid;
 
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
+import com.hazelcast.nio.ObjectDataInput;
+import com.hazelcast.nio.ObjectDataOutput;
+import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
+import com.hazelcast.query.Predicate;
 import io.squall.kvgrid.BlockHash;
 import io.squall.kvgrid.KvEvent;
 import io.squall.kvgrid.WorkerId;
+import io.squall.kvgrid.index.WorkerSnapshot;
+import java.io.IOException;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
@@ -68,8 +76,8 @@ public final class BlockDirectory {
                 case KvEvent.Stored stored -> {
                     Set<Long> keys = new HashSet<>();
                     stored.blocks().forEach(block -> keys.add(block.hash().value()));
-                    map.executeOnKeys(keys, new LocationProcessors.AddLocation(
-                            new BlockLocation(stored.worker(), stored.tier())));
+                    map.executeOnKeys(keys, new LocationProcessors.StoreBlocks(
+                            new BlockLocation(stored.worker(), stored.tier()), stored));
                 }
                 case KvEvent.Removed removed -> {
                     Set<Long> keys = new HashSet<>();
@@ -79,6 +87,70 @@ public final class BlockDirectory {
                 }
                 case KvEvent.Cleared cleared -> removeWorker(cleared.worker());
             }
+        }
+    }
+
+    /**
+     * Everything {@code worker} holds according to the directory, as a snapshot stamped {@code lastEventId}: one
+     * {@code Stored} event per block and tier, with the block's parent and local hash (a block recorded through
+     * {@link #add}, without a {@code Stored} event, has no parent and local hash 0). The directory applies a
+     * worker's events before routers see them, so it reflects at least every event the caller has received.
+     */
+    public WorkerSnapshot snapshot(WorkerId worker, long lastEventId) {
+        Objects.requireNonNull(worker, "worker");
+        List<KvEvent.Stored> events = new ArrayList<>();
+        for (Map.Entry<Long, BlockLocations> entry : map.entrySet(new HeldBy(worker))) {
+            BlockLocations value = entry.getValue();
+            KvEvent.StoredBlock block = new KvEvent.StoredBlock(new BlockHash(entry.getKey()), value.localHash());
+            for (BlockLocation location : value.locations()) {
+                if (location.worker().equals(worker)) {
+                    events.add(new KvEvent.Stored(worker, lastEventId, value.parent(), List.of(block), location.tier()));
+                }
+            }
+        }
+        return new WorkerSnapshot(worker, lastEventId, events);
+    }
+
+    /** Selects the entries one worker holds, evaluated on the members that own them. */
+    static final class HeldBy implements Predicate<Long, BlockLocations>, IdentifiedDataSerializable {
+
+        private WorkerId worker;
+
+        HeldBy() {
+        }
+
+        HeldBy(WorkerId worker) {
+            this.worker = worker;
+        }
+
+        @Override
+        public boolean apply(Map.Entry<Long, BlockLocations> entry) {
+            for (BlockLocation location : entry.getValue().locations()) {
+                if (location.worker().equals(worker)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        @Override
+        public int getFactoryId() {
+            return GridSerialization.FACTORY_ID;
+        }
+
+        @Override
+        public int getClassId() {
+            return GridSerialization.HELD_BY;
+        }
+
+        @Override
+        public void writeData(ObjectDataOutput out) throws IOException {
+            out.writeLong(worker.value());
+        }
+
+        @Override
+        public void readData(ObjectDataInput in) throws IOException {
+            worker = new WorkerId(in.readLong());
         }
     }
 

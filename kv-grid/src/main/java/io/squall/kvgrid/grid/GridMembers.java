@@ -8,8 +8,11 @@ import com.hazelcast.config.JoinConfig;
 import com.hazelcast.config.MapConfig;
 import com.hazelcast.config.MaxSizePolicy;
 import com.hazelcast.config.NetworkConfig;
+import com.hazelcast.config.ReliableTopicConfig;
+import com.hazelcast.config.RingbufferConfig;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.topic.TopicOverloadPolicy;
 import java.util.Objects;
 
 /** Builds and starts embedded grid members. */
@@ -17,6 +20,9 @@ public final class GridMembers {
 
     private GridMembers() {
     }
+
+    /** KV event batches the cluster keeps for routers that join late or fall behind. */
+    private static final int KV_EVENT_BATCHES = 65_536;
 
     /**
      * A member configuration: the cluster name, binding to {@code host} only, TCP/IP join by the seed
@@ -49,6 +55,13 @@ public final class GridMembers {
                         .setEvictionPolicy(EvictionPolicy.LRU)
                         .setMaxSizePolicy(MaxSizePolicy.PER_NODE)
                         .setSize(grid.maxBlocksPerMember())));
+        // A reliable topic keeps its messages in the ring buffer "_hz_rb_" + its name; when the ring is
+        // full the oldest batch goes, and a router that had not read it sees the gap in event ids.
+        config.addRingBufferConfig(new RingbufferConfig("_hz_rb_" + KvEventTopic.NAME)
+                .setCapacity(KV_EVENT_BATCHES)
+                .setBackupCount(grid.backupCount()));
+        config.addReliableTopicConfig(new ReliableTopicConfig(KvEventTopic.NAME)
+                .setTopicOverloadPolicy(TopicOverloadPolicy.DISCARD_OLDEST));
         return config;
     }
 

@@ -142,4 +142,72 @@ class GridIT {
         crc.update(page.asByteBuffer());
         return crc.getValue();
     }
+
+    @Test
+    void kvEventBatchesReachSubscribersOnOtherMembersIntactAndInOrder() throws Exception {
+        WorkerId worker = new WorkerId(random.nextLong());
+        List<List<KvEvent>> published = new ArrayList<>();
+        long id = 1;
+        for (int b = 0; b < 20; b++) {
+            List<KvEvent> batch = new ArrayList<>();
+            BlockHash parent = random.nextBoolean() ? null : new BlockHash(random.nextLong());
+            List<StoredBlock> blocks = new ArrayList<>();
+            for (int i = 0; i < 1 + random.nextInt(20); i++) {
+                blocks.add(new StoredBlock(new BlockHash(random.nextLong()), new LocalBlockHash(random.nextLong())));
+            }
+            batch.add(new KvEvent.Stored(worker, id++, parent, blocks, Tier.values()[random.nextInt(Tier.values().length)]));
+            batch.add(new KvEvent.Removed(worker, id++, List.of(blocks.getFirst().hash()), Tier.G1));
+            if (b % 7 == 6) {
+                batch.add(new KvEvent.Cleared(worker, id++));
+            }
+            published.add(batch);
+        }
+        java.util.concurrent.BlockingQueue<List<KvEvent>> received = new java.util.concurrent.LinkedBlockingQueue<>();
+        try (AutoCloseable subscription = new KvEventTopic(members.get(2)).subscribe(received::add)) {
+            KvEventTopic topic = new KvEventTopic(members.get(0));
+            published.forEach(topic::publish);
+            for (List<KvEvent> batch : published) {
+                assertThat(received.poll(30, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(batch);
+            }
+        }
+    }
+
+    @Test
+    void aSnapshotFromTheDirectoryHoldsExactlyTheWorkersBlocksWithTheirPrefixes() {
+        BlockDirectory directory = new BlockDirectory(members.get(1));
+        WorkerId worker = new WorkerId(41);
+        WorkerId other = new WorkerId(42);
+        List<StoredBlock> chain = new ArrayList<>();
+        for (int i = 0; i < 12; i++) {
+            chain.add(new StoredBlock(new BlockHash(random.nextLong()), new LocalBlockHash(random.nextLong())));
+        }
+        BlockHash root = new BlockHash(random.nextLong());
+        directory.apply(List.of(
+                new KvEvent.Stored(worker, 1, root, chain.subList(0, 8), Tier.G1),
+                new KvEvent.Stored(worker, 2, chain.get(7).hash(), chain.subList(8, 12), Tier.G1),
+                new KvEvent.Stored(worker, 3, root, chain.subList(0, 4), Tier.G2),
+                new KvEvent.Removed(worker, 4, List.of(chain.get(11).hash()), Tier.G1)));
+        directory.apply(List.of(new KvEvent.Stored(other, 1, null, chain.subList(0, 12), Tier.G1)));
+
+        var snapshot = directory.snapshot(worker, 4);
+
+        assertThat(snapshot.lastEventId()).isEqualTo(4);
+        Map<String, BlockHash> parents = new HashMap<>();
+        for (KvEvent.Stored event : snapshot.events()) {
+            assertThat(event.blocks()).hasSize(1);
+            StoredBlock block = event.blocks().getFirst();
+            parents.put(block.hash() + "@" + event.tier(), event.parent());
+            int index = chain.indexOf(block);
+            assertThat(index).as("local hash kept for %s", block.hash()).isNotNegative();
+            assertThat(event.parent()).isEqualTo(index == 0 ? root : chain.get(index - 1).hash());
+        }
+        Set<String> expected = new HashSet<>();
+        for (int i = 0; i < 11; i++) {
+            expected.add(chain.get(i).hash() + "@G1");
+        }
+        for (int i = 0; i < 4; i++) {
+            expected.add(chain.get(i).hash() + "@G2");
+        }
+        assertThat(parents.keySet()).isEqualTo(expected);
+    }
 }

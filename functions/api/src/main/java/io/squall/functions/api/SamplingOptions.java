@@ -1,5 +1,7 @@
 package io.squall.functions.api;
 
+import java.util.Map;
+
 /**
  * Sampling settings carried on the wire; neutral values disable a stage (see the engine's sampler).
  *
@@ -11,9 +13,21 @@ package io.squall.functions.api;
  * @param presencePenalty 0 disables
  * @param frequencyPenalty 0 disables
  * @param seed the sampler's seed, or {@code null} for a random one
+ * @param logitBias token id → bias added to its logit (OpenAI {@code logit_bias}); empty for none
  */
 public record SamplingOptions(double temperature, int topK, double topP, double minP, double repetitionPenalty,
-                              double presencePenalty, double frequencyPenalty, Long seed) {
+                              double presencePenalty, double frequencyPenalty, Long seed,
+                              Map<Integer, Double> logitBias) {
+
+    public SamplingOptions {
+        logitBias = Map.copyOf(logitBias);
+    }
+
+    /** Options without a logit bias. */
+    public SamplingOptions(double temperature, int topK, double topP, double minP, double repetitionPenalty,
+                           double presencePenalty, double frequencyPenalty, Long seed) {
+        this(temperature, topK, topP, minP, repetitionPenalty, presencePenalty, frequencyPenalty, seed, Map.of());
+    }
 
     /** Greedy decoding without penalties. */
     public static SamplingOptions greedy() {

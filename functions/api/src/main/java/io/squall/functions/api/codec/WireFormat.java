@@ -13,7 +13,10 @@ import io.squall.kvgrid.BlockHash;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.zip.CRC32C;
 
 /**
@@ -37,6 +40,9 @@ public final class WireFormat {
     public static final int MAX_ID_BYTES = 512;
     /** Most alternatives per token in logprobs. */
     public static final int MAX_TOP_LOGPROBS = 20;
+    /** Most entries in a logit bias (OpenAI accepts up to 300). */
+    public static final int MAX_LOGIT_BIAS = 1024;
+
     /** Most bytes in one KV block payload. */
     public static final int MAX_BLOCK_BYTES = 64 << 20;
 
@@ -48,7 +54,31 @@ public final class WireFormat {
                 .string(r.requestId())
                 .varints(r.tokens());
         sampling(w, r.sampling());
-        return w.varint(r.maxTokens()).bool(r.ignoreEos()).zigzag(r.topLogprobs()).toByteArray();
+        w.varint(r.maxTokens()).bool(r.ignoreEos()).zigzag(r.topLogprobs());
+        return logitBias(w, r.sampling()).toByteArray();
+    }
+
+    /** The logit bias, a trailing field (absent = none): count, then token id (varint) and bias (f32) per entry. */
+    private static WireWriter logitBias(WireWriter w, SamplingOptions s) {
+        if (s.logitBias().isEmpty()) {
+            return w;
+        }
+        w.varint(s.logitBias().size());
+        new TreeMap<>(s.logitBias()).forEach((token, bias) -> w.varint(token).f32(bias.floatValue()));
+        return w;
+    }
+
+    private static SamplingOptions withLogitBias(WireReader in, SamplingOptions s) {
+        if (!in.hasMore()) {
+            return s;
+        }
+        int n = in.count(MAX_LOGIT_BIAS, 5);
+        Map<Integer, Double> bias = new HashMap<>();
+        for (int i = 0; i < n; i++) {
+            bias.put(in.varint(), (double) in.f32());
+        }
+        return new SamplingOptions(s.temperature(), s.topK(), s.topP(), s.minP(), s.repetitionPenalty(),
+                s.presencePenalty(), s.frequencyPenalty(), s.seed(), bias);
     }
 
     private static void sampling(WireWriter w, SamplingOptions s) {
@@ -77,7 +107,10 @@ public final class WireFormat {
         String id = in.string(MAX_ID_BYTES);
         int[] tokens = in.varints(MAX_TOKENS);
         SamplingOptions sampling = sampling(in);
-        return new GenerateRequest(id, tokens, sampling, in.varint(), in.bool(), in.zigzag());
+        int maxTokens = in.varint();
+        boolean ignoreEos = in.bool();
+        int topLogprobs = in.zigzag();
+        return new GenerateRequest(id, tokens, withLogitBias(in, sampling), maxTokens, ignoreEos, topLogprobs);
     }
 
     public static byte[] encode(TokenChunk c) {
@@ -134,7 +167,7 @@ public final class WireFormat {
                 .varint(r.firstBlock())
                 .i64(r.reservation());
         sampling(w, r.sampling());
-        return w.toByteArray();
+        return logitBias(w, r.sampling()).toByteArray();
     }
 
     public static PrefillRequest decodePrefillRequest(ByteBuffer frame) {
@@ -145,7 +178,7 @@ public final class WireFormat {
         int[] destinations = in.varints(MAX_TOKENS);
         int firstBlock = in.varint();
         long reservation = in.i64();
-        SamplingOptions sampling = sampling(in);
+        SamplingOptions sampling = withLogitBias(in, sampling(in));
         if (tokens.length == 0) {
             throw WireReader.malformed("a prefill request has no tokens");
         }

@@ -38,6 +38,11 @@ public final class WireReader {
         return this;
     }
 
+    /** Whether bytes remain: a trailing optional field follows. */
+    public boolean hasMore() {
+        return buffer.hasRemaining();
+    }
+
     public int u8() {
         need(1);
         return buffer.get() & 0xFF;

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.function.Function;
 
@@ -46,6 +47,23 @@ class WireFormatTest {
         GenerateRequest greedyBack = WireFormat.decodeGenerateRequest(ByteBuffer.wrap(WireFormat.encode(greedy)));
         assertThat(greedyBack.sampling()).isEqualTo(SamplingOptions.greedy());
         assertThat(greedyBack.topLogprobs()).isEqualTo(-1);
+    }
+
+    @Test
+    void aLogitBiasTravelsAsATrailingFieldThatOlderFramesLack() {
+        SamplingOptions biased = new SamplingOptions(0, 0, 1, 0, 1, 0, 0, null, Map.of(5, -100.0, 70_000, 2.5, 0, 0.25));
+        GenerateRequest request = new GenerateRequest("b", new int[] {1, 2}, biased, 4, false, -1);
+        byte[] frame = WireFormat.encode(request);
+        assertThat(WireFormat.decodeGenerateRequest(ByteBuffer.wrap(frame)).sampling()).isEqualTo(biased);
+
+        byte[] unbiased = WireFormat.encode(new GenerateRequest("b", new int[] {1, 2}, SamplingOptions.greedy(), 4, false, -1));
+        assertThat(frame.length).isGreaterThan(unbiased.length);
+        assertThat(WireFormat.decodeGenerateRequest(ByteBuffer.wrap(unbiased)).sampling().logitBias()).isEmpty();
+
+        PrefillRequest prefill = new PrefillRequest("p", new int[] {1}, "squall/worker/generate/ab", new int[] {4}, 0, 1L,
+                biased);
+        assertThat(WireFormat.decodePrefillRequest(ByteBuffer.wrap(WireFormat.encode(prefill))).sampling())
+                .isEqualTo(biased);
     }
 
     @Test

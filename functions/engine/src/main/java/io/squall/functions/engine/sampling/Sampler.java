@@ -9,6 +9,7 @@ import java.util.SplittableRandom;
 /**
  * Picks a sequence's next token from the model's logits, following llama.cpp's sampler chain:
  * <ol>
+ *   <li>the logit bias, added to the listed tokens' logits;</li>
  *   <li>penalties (repetition, presence, frequency) over the last {@code penaltyLastN} tokens of the history;</li>
  *   <li>greedy: if {@code temperature == 0}, the argmax (ties: the lowest id), and nothing is drawn;</li>
  *   <li>top-k, then top-p, then min-p, each restricting the candidates of the previous step, with probabilities
@@ -104,7 +105,7 @@ public final class Sampler {
         return new SampledToken(token, logits[token] - logNormalizer, top);
     }
 
-    /** Checks the inputs, applies the penalties and returns the argmax of the penalised logits. */
+    /** Checks the inputs, applies the logit bias and the penalties, and returns the argmax of the result. */
     private int prepare(float[] logits, TokenHistory history) {
         Objects.requireNonNull(logits, "logits");
         Objects.requireNonNull(history, "history");
@@ -112,6 +113,11 @@ public final class Sampler {
             throw new IllegalArgumentException(
                     "expected " + vocabularySize + " logits (the vocabulary size), got " + logits.length);
         }
+        params.logitBias().forEach((token, bias) -> {
+            if (token < logits.length) {
+                logits[token] += bias.floatValue();
+            }
+        });
         if (penalties != null) {
             penalties.apply(logits, history);
         }

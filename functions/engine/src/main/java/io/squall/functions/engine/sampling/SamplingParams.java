@@ -1,5 +1,7 @@
 package io.squall.functions.engine.sampling;
 
+import java.util.Map;
+
 /**
  * How to pick the next token, with the semantics of llama.cpp's sampler chain and OpenAI's parameter names.
  *
@@ -24,6 +26,8 @@ package io.squall.functions.engine.sampling;
  *                          history
  * @param seed              seed of the per-sequence random generator; {@code null} picks a random seed when the
  *                          {@link Sampler} is created (then runs are not reproducible)
+ * @param logitBias         OpenAI {@code logit_bias}: added to the token's logit before everything else; token ids
+ *                          {@code >= 0}, biases in {@code [-100, 100]} (-100 bans a token in practice); empty for none
  */
 public record SamplingParams(
         double temperature,
@@ -34,13 +38,24 @@ public record SamplingParams(
         double presencePenalty,
         double frequencyPenalty,
         int penaltyLastN,
-        Long seed) {
+        Long seed,
+        Map<Integer, Double> logitBias) {
 
     /** The penalty window llama.cpp uses by default, in tokens. */
     public static final int DEFAULT_PENALTY_LAST_N = 64;
 
     /** OpenAI's bound on the magnitude of the presence and frequency penalties. */
     public static final double MAX_OPENAI_PENALTY = 2.0;
+
+    /** OpenAI's bound on the magnitude of a logit bias. */
+    public static final double MAX_LOGIT_BIAS = 100.0;
+
+    /** Settings without a logit bias. */
+    public SamplingParams(double temperature, int topK, double topP, double minP, double repetitionPenalty,
+                          double presencePenalty, double frequencyPenalty, int penaltyLastN, Long seed) {
+        this(temperature, topK, topP, minP, repetitionPenalty, presencePenalty, frequencyPenalty, penaltyLastN, seed,
+                Map.of());
+    }
 
     /** Validates every field; see the component descriptions for the accepted ranges. */
     public SamplingParams {
@@ -70,6 +85,13 @@ public record SamplingParams(
             throw new IllegalArgumentException(
                     "penaltyLastN must be >= -1 (-1 = whole history, 0 = disabled), got " + penaltyLastN);
         }
+        logitBias = Map.copyOf(logitBias);
+        logitBias.forEach((token, bias) -> {
+            if (token < 0 || !(Math.abs(bias) <= MAX_LOGIT_BIAS)) {
+                throw new IllegalArgumentException("logit bias needs token ids >= 0 and biases in [-100, 100], got "
+                        + token + ": " + bias);
+            }
+        });
     }
 
     /** Greedy decoding (argmax) with no penalties: the deterministic baseline. */

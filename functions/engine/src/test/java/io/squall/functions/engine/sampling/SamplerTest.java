@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -201,6 +202,29 @@ class SamplerTest {
     }
 
     /** Logits 0, 0.1, 0.2, ...: token n-1 is the most likely. */
+    @Test
+    void logitBiasShiftsTheListedLogitsBeforeEverythingElse() {
+        float[] logits = ramp(10); // token 9 is the argmax
+        SamplingParams banTop = new SamplingParams(0, 0, 1, 0, 1, 0, 0, 0, null, Map.of(9, -100.0));
+        assertThat(new Sampler(banTop, 10).sample(logits.clone(), EMPTY)).isEqualTo(8);
+
+        SamplingParams forceLow = new SamplingParams(1.0, 0, 1, 0, 1, 0, 0, 0, 7L, Map.of(2, 100.0));
+        Sampler sampler = new Sampler(forceLow, 10);
+        for (int i = 0; i < 50; i++) {
+            assertThat(sampler.sample(logits.clone(), EMPTY)).isEqualTo(2);
+        }
+
+        SampledToken biased = new Sampler(new SamplingParams(0, 0, 1, 0, 1, 0, 0, 0, null, Map.of(0, 0.05, 99, 3.0)), 10)
+                .sampleWithLogprobs(logits.clone(), EMPTY, 10);
+        float[] expected = logits.clone();
+        expected[0] += 0.05f; // ids past the vocabulary are ignored
+        double normalizer = 0;
+        for (float l : expected) {
+            normalizer += Math.exp(l);
+        }
+        assertThat(biased.logprob()).isCloseTo((float) (expected[9] - Math.log(normalizer)), within(1e-5f));
+    }
+
     private static float[] ramp(int n) {
         float[] logits = new float[n];
         for (int i = 0; i < n; i++) {

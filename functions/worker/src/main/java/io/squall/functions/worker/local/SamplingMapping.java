@@ -13,12 +13,13 @@ public final class SamplingMapping {
     public static SamplingParams params(SamplingOptions options) {
         return new SamplingParams(options.temperature(), options.topK(), options.topP(), options.minP(),
                 options.repetitionPenalty(), options.presencePenalty(), options.frequencyPenalty(),
-                SamplingParams.DEFAULT_PENALTY_LAST_N, options.seed());
+                SamplingParams.DEFAULT_PENALTY_LAST_N, options.seed(), options.logitBias());
     }
 
     /** The wire options of engine settings (the penalty window does not travel: both sides use the default). */
     public static SamplingOptions options(SamplingParams params) {
         return new SamplingOptions(params.temperature(), params.topK(), params.topP(), params.minP(),
-                params.repetitionPenalty(), params.presencePenalty(), params.frequencyPenalty(), params.seed());
+                params.repetitionPenalty(), params.presencePenalty(), params.frequencyPenalty(), params.seed(),
+                params.logitBias());
     }
 }

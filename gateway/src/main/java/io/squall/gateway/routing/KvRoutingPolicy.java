@@ -1,0 +1,211 @@
+package io.squall.gateway.routing;
+
+import io.squall.functions.api.GenerateRequest;
+import io.squall.functions.api.discovery.InstanceId;
+import io.squall.functions.api.discovery.WorkerInstance;
+import io.squall.kvgrid.BlockHash;
+import io.squall.kvgrid.KvEvent;
+import io.squall.kvgrid.Tier;
+import io.squall.kvgrid.WorkerId;
+import io.squall.kvgrid.grid.BlockDirectory;
+import io.squall.kvgrid.grid.KvEventTopic;
+import io.squall.kvgrid.hash.BlockHasher;
+import io.squall.kvgrid.index.ApplyOutcome;
+import io.squall.kvgrid.index.KvIndexer;
+import io.squall.kvgrid.index.OverlapScores;
+import io.squall.kvgrid.index.flat.FlatRadixIndex;
+import reactor.core.publisher.Mono;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * KV-cache-aware routing (DESIGN §6): the prompt's block hashes are looked up in a radix index that the
+ * workers' KV events keep current, and each worker gets the cost
+ * {@code overlapWeight × prefillBlocks + decodeBlocks}, where {@code prefillBlocks} is the prompt's blocks
+ * minus those the worker holds in G1 (and, counted at {@code lowerTierWeight}, in its G2/G3, which it
+ * onboards instead of recomputing) and {@code decodeBlocks} its active KV blocks. The lowest cost wins (ties:
+ * fewer sequences, then id order), or with a {@code temperature} a softmax over the negated costs picks.
+ *
+ * <p>Events come from {@link KvEventTopic}; a gap in a worker's event ids is repaired with a snapshot from the
+ * {@link BlockDirectory}, off the indexer thread. Until the repair lands the worker's entries may be stale,
+ * which costs cache hits, never correctness: any worker can serve any request.
+ */
+public final class KvRoutingPolicy implements RoutingPolicy {
+
+    private static final System.Logger LOG = System.getLogger(KvRoutingPolicy.class.getName());
+
+    /**
+     * @param blockSize       tokens per KV block, as the workers hash them
+     * @param overlapWeight   weight of prefill work against decode load
+     * @param lowerTierWeight how much a block in G2/G3 saves compared to one in G1 (0 to 1)
+     * @param temperature     0 picks the lowest cost; above 0 samples from a softmax of the negated costs
+     */
+    public record Config(int blockSize, double overlapWeight, double lowerTierWeight, double temperature) {
+        public Config {
+            if (blockSize < 1 || overlapWeight < 0 || lowerTierWeight < 0 || lowerTierWeight > 1 || temperature < 0) {
+                throw new IllegalArgumentException("router config out of range: blockSize=" + blockSize
+                        + " overlapWeight=" + overlapWeight + " lowerTierWeight=" + lowerTierWeight
+                        + " temperature=" + temperature);
+            }
+        }
+
+        /** Blocks of 16 tokens, overlap weight 1 (Dynamo's default), lower tiers at half, no sampling. */
+        public static Config defaults() {
+            return new Config(BlockHasher.DEFAULT_BLOCK_SIZE, 1.0, 0.5, 0.0);
+        }
+    }
+
+    private final Config config;
+    private final BlockHasher hasher;
+    private final BlockDirectory directory;
+    private final KvIndexer indexer;
+    private final AutoCloseable subscription;
+    private final Map<WorkerId, Long> latestEventIds = new ConcurrentHashMap<>();
+    private final Set<WorkerId> repairing = ConcurrentHashMap.newKeySet();
+    private final ExecutorService repairs = Executors.newSingleThreadExecutor(
+            Thread.ofPlatform().name("squall-router-repair").daemon(true).factory());
+    private final AtomicLong rotation = new AtomicLong();
+    private final SplittableRandom random = new SplittableRandom();
+
+    /** Follows {@code events} from the oldest batch the cluster still holds; repairs gaps from {@code directory}. */
+    public KvRoutingPolicy(KvEventTopic events, BlockDirectory directory, Config config) {
+        this.config = Objects.requireNonNull(config, "config");
+        this.directory = Objects.requireNonNull(directory, "directory");
+        this.hasher = BlockHasher.of(config.blockSize());
+        this.indexer = new KvIndexer(new FlatRadixIndex(), KvIndexer.Config.DEFAULT, this::onGap);
+        this.subscription = events.subscribe(this::onEvents);
+    }
+
+    private void onEvents(List<KvEvent> batch) {
+        for (KvEvent event : batch) {
+            latestEventIds.merge(event.worker(), event.eventId(), Math::max);
+            while (!indexer.offer(event)) { // the index is behind: hold the topic's delivery thread briefly
+                LockSupport.parkNanos(100_000);
+            }
+        }
+    }
+
+    private void onGap(ApplyOutcome.Gap gap) {
+        WorkerId worker = gap.worker();
+        if (!repairing.add(worker)) {
+            return;
+        }
+        try {
+            repairs.execute(() -> {
+                try {
+                    // Read the newest id before the directory: the snapshot then holds at least that event,
+                    // and events after it that the index applies later only repeat what the snapshot says.
+                    long last = latestEventIds.getOrDefault(worker, gap.received());
+                    indexer.replace(directory.snapshot(worker, last)).get(30, TimeUnit.SECONDS);
+                    LOG.log(System.Logger.Level.INFO, "KV index repaired for worker {0} at event {1}", worker, last);
+                } catch (Exception e) {
+                    LOG.log(System.Logger.Level.WARNING, "repairing the KV index for worker " + worker + " failed", e);
+                } finally {
+                    repairing.remove(worker);
+                }
+            });
+        } catch (RejectedExecutionException closed) {
+            repairing.remove(worker);
+        }
+    }
+
+    @Override
+    public Mono<WorkerInstance> choose(GenerateRequest request, List<WorkerInstance> workers, InFlight load) {
+        return lookup(request.tokens()).map(scores -> pick(workers, load, scores));
+    }
+
+    /**
+     * How many leading blocks of {@code tokens} each worker holds, per tier, as far as this router knows; when
+     * the index is too busy to answer, nobody is credited with any.
+     */
+    public Mono<OverlapScores> lookup(int[] tokens) {
+        BlockHash[] prompt = hasher.hash(tokens).hashes();
+        if (prompt.length == 0) {
+            return Mono.just(OverlapScores.none(0));
+        }
+        return Mono.fromFuture(() -> indexer.findMatches(prompt))
+                .onErrorResume(RejectedExecutionException.class, busy -> Mono.just(OverlapScores.none(prompt.length)));
+    }
+
+    /** The worker of lowest cost, or one sampled by cost with a temperature. */
+    WorkerInstance pick(List<WorkerInstance> workers, InFlight load, OverlapScores scores) {
+        double[] costs = new double[workers.size()];
+        for (int i = 0; i < costs.length; i++) {
+            costs[i] = cost(workers.get(i), load, scores);
+        }
+        if (config.temperature() > 0) {
+            return sample(workers, costs);
+        }
+        int start = (int) Math.floorMod(rotation.getAndIncrement(), (long) costs.length);
+        int best = start;
+        for (int k = 1; k < costs.length; k++) {
+            int i = (start + k) % costs.length;
+            if (costs[i] < costs[best]
+                    || costs[i] == costs[best] && load.sequences(workers.get(i)) < load.sequences(workers.get(best))) {
+                best = i;
+            }
+        }
+        return workers.get(best);
+    }
+
+    /** {@code overlapWeight × prefill blocks + active blocks} of {@code worker} for the looked-up prompt. */
+    double cost(WorkerInstance worker, InFlight load, OverlapScores scores) {
+        WorkerId id = worker.id().workerId();
+        int device = scores.blocks(id, Tier.G1);
+        int local = scores.blocks(id, Tier.G3); // G1, G2 or G3: every tier the worker itself can onboard from
+        double cached = device + config.lowerTierWeight() * (local - device);
+        return config.overlapWeight() * (scores.promptBlocks() - cached) + load.activeBlocks(worker);
+    }
+
+    private WorkerInstance sample(List<WorkerInstance> workers, double[] costs) {
+        double min = Double.MAX_VALUE;
+        for (double cost : costs) {
+            min = Math.min(min, cost);
+        }
+        double[] weights = new double[costs.length];
+        double total = 0;
+        for (int i = 0; i < costs.length; i++) {
+            weights[i] = Math.exp(-(costs[i] - min) / config.temperature());
+            total += weights[i];
+        }
+        double draw;
+        synchronized (random) {
+            draw = random.nextDouble() * total;
+        }
+        for (int i = 0; i < weights.length; i++) {
+            draw -= weights[i];
+            if (draw <= 0) {
+                return workers.get(i);
+            }
+        }
+        return workers.getLast();
+    }
+
+    @Override
+    public void removed(InstanceId worker) {
+        latestEventIds.remove(worker.workerId());
+        indexer.removeWorker(worker.workerId());
+    }
+
+    @Override
+    public void close() {
+        try {
+            subscription.close();
+        } catch (Exception e) {
+            LOG.log(System.Logger.Level.DEBUG, "closing the KV event subscription failed", e);
+        }
+        repairs.shutdownNow();
+        indexer.close();
+    }
+}

@@ -1,0 +1,172 @@
+package io.squall.gateway.routing;
+
+import io.rsocket.RSocket;
+import io.squall.functions.api.ErrorCode;
+import io.squall.functions.api.GenerateRequest;
+import io.squall.functions.api.GenerateService;
+import io.squall.functions.api.StageException;
+import io.squall.functions.api.TokenChunk;
+import io.squall.functions.api.discovery.Discovery;
+import io.squall.functions.api.discovery.DiscoveryEvent;
+import io.squall.functions.api.discovery.InstanceId;
+import io.squall.functions.api.discovery.WorkerInstance;
+import io.squall.functions.api.discovery.WorkerRole;
+import io.squall.functions.api.rsocket.RSocketGenerateClient;
+import io.squall.functions.api.rsocket.StageConnections;
+import io.squall.kvgrid.hash.BlockHasher;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.util.retry.Retry;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The gateway's route to its workers: each request goes to the discovered worker that serves
+ * {@code generate} (aggregated or decode, never prefill) which the {@link RoutingPolicy} picks, over one
+ * shared RSocket-over-TCP connection per worker, opened on first use and closed when the worker leaves
+ * discovery. No worker is a {@code NOT_FOUND} error.
+ *
+ * <p><b>Migration</b> (DESIGN §7): when the connection to a worker is lost mid-stream ({@code UNAVAILABLE}), the
+ * request goes on on another worker as a continuation — the prompt plus the tokens already streamed, with the
+ * remaining token budget — so the client's stream continues without a lost or repeated token; the final usage
+ * still counts the original prompt and every generated token. At most {@value #MAX_MIGRATIONS} times per
+ * request. Greedy output is exactly what one worker would have produced; seeded sampling restarts its random
+ * stream on the new worker.
+ *
+ * <p>Demand and cancellation pass through {@link RSocketGenerateClient} unchanged; nothing is buffered
+ * here. Thread-safe.
+ */
+public final class RoutedGenerateService implements GenerateService, AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger(RoutedGenerateService.class.getName());
+    private static final Comparator<WorkerInstance> BY_ID = Comparator.comparing(w -> w.id().toString());
+    static final int MAX_MIGRATIONS = 3;
+
+    private final Discovery discovery;
+    private final RoutingPolicy policy;
+    private final InFlight inFlight = new InFlight();
+    private final Map<InstanceId, Mono<RSocket>> connections = new ConcurrentHashMap<>();
+    private final Disposable watch;
+
+    /** Routes by {@code policy}, which this service closes with itself. */
+    public RoutedGenerateService(Discovery discovery, RoutingPolicy policy) {
+        this.discovery = Objects.requireNonNull(discovery, "discovery");
+        this.policy = Objects.requireNonNull(policy, "policy");
+        this.watch = discovery.watch()
+                .retryWhen(Retry.backoff(Long.MAX_VALUE, Duration.ofMillis(100)))
+                .subscribe(this::onEvent);
+    }
+
+    private void onEvent(DiscoveryEvent event) {
+        if (event instanceof DiscoveryEvent.Removed removed) {
+            Mono<RSocket> connection = connections.remove(removed.id());
+            if (connection != null) {
+                connection.subscribe(RSocket::dispose, e -> { });
+                LOG.log(System.Logger.Level.DEBUG, "closed the connection to {0}", removed.id());
+            }
+            policy.removed(removed.id());
+            inFlight.forget(removed.id());
+        }
+    }
+
+    @Override
+    public Flux<TokenChunk> generate(GenerateRequest request) {
+        return Flux.defer(() -> attempt(request, new Progress(request), Set.of()));
+    }
+
+    /** What one request has streamed so far, across the workers it ran on. */
+    private static final class Progress {
+        final GenerateRequest original;
+        int[] generated = new int[0];
+        int migrations;
+
+        Progress(GenerateRequest original) {
+            this.original = original;
+        }
+
+        void add(int[] tokens) {
+            int n = generated.length;
+            generated = Arrays.copyOf(generated, n + tokens.length);
+            System.arraycopy(tokens, 0, generated, n, tokens.length);
+        }
+
+        /** The original request continued after the tokens generated so far. */
+        GenerateRequest continuation() {
+            int[] tokens = Arrays.copyOf(original.tokens(), original.tokens().length + generated.length);
+            System.arraycopy(generated, 0, tokens, original.tokens().length, generated.length);
+            return new GenerateRequest(original.requestId(), tokens, original.sampling(),
+                    original.maxTokens() - generated.length, original.ignoreEos(), original.topLogprobs());
+        }
+
+        /** {@code chunk} with its usage counted against the original prompt. */
+        TokenChunk restated(TokenChunk chunk) {
+            if (migrations == 0 || chunk.usage() == null) {
+                return chunk;
+            }
+            TokenChunk.Usage usage = chunk.usage();
+            return new TokenChunk(chunk.tokenIds(), chunk.logprobs(), chunk.finishReason(), new TokenChunk.Usage(
+                    original.tokens().length, generated.length, Math.min(usage.cachedTokens(), original.tokens().length)));
+        }
+    }
+
+    private Flux<TokenChunk> attempt(GenerateRequest request, Progress progress, Set<InstanceId> lost) {
+        List<WorkerInstance> workers = discovery.instances().stream()
+                .filter(w -> w.role() != WorkerRole.PREFILL && !lost.contains(w.id()))
+                .sorted(BY_ID)
+                .toList();
+        if (workers.isEmpty()) {
+            return Flux.error(new StageException(ErrorCode.NOT_FOUND, "no worker serves generate"));
+        }
+        return policy.choose(request, workers, inFlight).flatMapMany(worker -> send(worker, request)
+                .doOnNext(chunk -> progress.add(chunk.tokenIds()))
+                .map(progress::restated)
+                .onErrorResume(e -> migratable(e, progress), e -> {
+                    progress.migrations++;
+                    LOG.log(System.Logger.Level.WARNING, "lost worker {0} after {1} tokens of request {2}; migrating ({3})",
+                            worker.id(), progress.generated.length, request.requestId(), e.getMessage());
+                    Set<InstanceId> without = new HashSet<>(lost);
+                    without.add(worker.id());
+                    return attempt(progress.continuation(), progress, without);
+                }));
+    }
+
+    private static boolean migratable(Throwable error, Progress progress) {
+        return error instanceof StageException stage && stage.code() == ErrorCode.UNAVAILABLE
+                && progress.migrations < MAX_MIGRATIONS
+                && progress.generated.length < progress.original.maxTokens();
+    }
+
+    private Flux<TokenChunk> send(WorkerInstance worker, GenerateRequest request) {
+        // the prompt's blocks and the first output block: what the sequence holds once admitted
+        long blocks = request.tokens().length / BlockHasher.DEFAULT_BLOCK_SIZE + 1;
+        inFlight.started(worker.id(), blocks);
+        return connection(worker)
+                .flatMapMany(rsocket -> new RSocketGenerateClient(rsocket).generate(request))
+                .doFinally(signal -> inFlight.finished(worker.id(), blocks));
+    }
+
+    private Mono<RSocket> connection(WorkerInstance worker) {
+        return connections.computeIfAbsent(worker.id(),
+                id -> StageConnections.tcp(worker.host(), worker.rsocketPort())
+                        .onErrorMap(e -> new StageException(ErrorCode.UNAVAILABLE,
+                                "cannot connect to " + worker.id() + ": " + e.getMessage()))
+                        .cacheInvalidateIf(RSocket::isDisposed));
+    }
+
+    @Override
+    public void close() {
+        watch.dispose();
+        connections.values().forEach(c -> c.subscribe(RSocket::dispose, e -> { }));
+        connections.clear();
+        policy.close();
+    }
+}

@@ -1,0 +1,29 @@
+package io.squall.gateway.routing;
+
+import io.squall.functions.api.GenerateRequest;
+import io.squall.functions.api.discovery.InstanceId;
+import io.squall.functions.api.discovery.WorkerInstance;
+import reactor.core.publisher.Mono;
+
+import java.util.List;
+
+/**
+ * How {@link RoutedGenerateService} picks the worker for a request among the discovered workers that serve
+ * {@code generate}. Implementations are thread-safe.
+ */
+public interface RoutingPolicy extends AutoCloseable {
+
+    /**
+     * The worker for {@code request}, chosen from {@code workers} (not empty, sorted by id) knowing what this
+     * gateway already has in flight on each ({@code load}).
+     */
+    Mono<WorkerInstance> choose(GenerateRequest request, List<WorkerInstance> workers, InFlight load);
+
+    /** {@code worker} left discovery. */
+    default void removed(InstanceId worker) {
+    }
+
+    @Override
+    default void close() {
+    }
+}
