@@ -20,8 +20,8 @@ import java.util.Set;
 /**
  * A {@link RadixIndex} stored flat: one primitive table maps each chained block hash to a node
  * holding, per tier, a bit set of the workers that hold the block (see {@link NodeTable}); each
- * worker has a reverse set of its blocks ({@link WorkerBlocks}). Workers get dense slots (bit
- * positions), reused after a worker is removed.
+ * worker has a lazily kept reverse lookup of its blocks ({@link BlockLog}). Workers get dense slots
+ * (bit positions), reused after a worker is removed.
  *
  * <p>Lookup walks the prompt's blocks in order with one "still matching" bit set per tier. The
  * invariant that makes it linear: <b>workers can only drop out as we descend</b> — a worker matches
@@ -32,7 +32,10 @@ import java.util.Set;
  * cached. Memory-bound: blocks are probed in groups whose row reads overlap (see {@link #walk}), and
  * nothing is allocated per lookup but the answer.
  *
- * <p>Events cost O(1) per block. Stored blocks are indexed even when their parent is unknown: such a
+ * <p>Events cost O(1) per block, one random memory access each (the block's node): the reverse
+ * lookup is an append-only log that Removed events do not touch, compacted now and then in O(1)
+ * amortised per stored block; dropping a worker's blocks (Cleared, worker removed) walks the log.
+ * Stored blocks are indexed even when their parent is unknown: such a
  * block cannot be reached by a lookup for that worker until its parent arrives, which is what a
  * prefix match requires anyway. Not thread-safe (see {@link RadixIndex}).
  */
@@ -58,13 +61,8 @@ public final class FlatRadixIndex implements RadixIndex {
     private long[] active = new long[TIERS.length];
     private int[] depth = new int[TIERS.length * 64];
     private final OverlapScores.Builder scores = OverlapScores.builder(0);
-    /**
-     * Events first read the home row of each of their blocks in both tables (independent loads, so
-     * the cache misses overlap) and only then update the rows in order; {@link #prefetch} does the
-     * same for a later event. The XOR of what was read lands here only so that the reads are not
-     * optimised away.
-     */
-    private long readAhead;
+    /** Scratch of {@link BlockLog#compact}, shared by every worker's log. */
+    private final SlotMarks marks = new SlotMarks();
 
     /** An empty index sized for about {@code expectedBlocks} distinct blocks (it grows as needed). */
     public FlatRadixIndex(int expectedBlocks) {
@@ -96,34 +94,31 @@ public final class FlatRadixIndex implements RadixIndex {
         return event.eventId() == expected ? ApplyOutcome.APPLIED : new ApplyOutcome.Gap(worker.id, expected, event.eventId());
     }
 
-    /** Reads the home rows of the event's blocks in the node table and the worker's reverse set. */
+    /**
+     * Reads the home rows of the event's blocks in the node table (independent loads, so that the
+     * cache misses of a group of events overlap).
+     */
     @Override
     public void prefetch(KvEvent event) {
         Objects.requireNonNull(event, "event");
-        WorkerState worker = workers.get(event.worker());
-        WorkerBlocks blocks = worker == null ? null : worker.blocks;
-        long touched = readAhead;
+        long touched = 0;
         switch (event) {
             case KvEvent.Stored stored -> {
                 List<KvEvent.StoredBlock> stores = stored.blocks();
                 for (int i = 0; i < stores.size(); i++) {
-                    touched ^= touch(stores.get(i).hash().value(), blocks);
+                    touched ^= nodes.touch(stores.get(i).hash().value());
                 }
             }
             case KvEvent.Removed removed -> {
                 List<BlockHash> hashes = removed.hashes();
                 for (int i = 0; i < hashes.size(); i++) {
-                    touched ^= touch(hashes.get(i).value(), blocks);
+                    touched ^= nodes.touch(hashes.get(i).value());
                 }
             }
             case KvEvent.Cleared ignored -> {
             }
         }
-        readAhead = touched;
-    }
-
-    private long touch(long hash, WorkerBlocks blocks) {
-        return blocks == null ? nodes.touch(hash) : nodes.touch(hash) ^ blocks.touch(hash);
+        nodes.absorb(touched);
     }
 
     @Override
@@ -301,16 +296,15 @@ public final class FlatRadixIndex implements RadixIndex {
         if (state == null) {
             return new WorkerSnapshot(worker, 0, List.of());
         }
-        List<KvEvent.Stored> events = new ArrayList<>(state.blocks.size());
-        for (int slot = 0; slot < state.blocks.slotLimit(); slot++) {
-            if (!state.blocks.used(slot)) {
-                continue;
-            }
-            long hash = state.blocks.key(slot);
+        state.compact(nodes, marks); // now the log holds each of the worker's blocks once
+        BlockLog log = state.log;
+        List<KvEvent.Stored> events = new ArrayList<>(log.size());
+        for (int i = 0; i < log.size(); i++) {
+            long hash = log.hash(i);
             int node = nodes.find(hash);
             BlockHash parent = nodes.hasParent(node) ? new BlockHash(nodes.parent(node)) : null;
             List<KvEvent.StoredBlock> block = List.of(new KvEvent.StoredBlock(new BlockHash(hash), new LocalBlockHash(nodes.local(node))));
-            int tiers = state.blocks.tiers(slot);
+            int tiers = nodes.tiersOf(node, state.slot);
             for (Tier tier : TIERS) {
                 if ((tiers & (1 << tier.ordinal())) != 0) {
                     events.add(new KvEvent.Stored(worker, state.lastEventId, parent, block, tier));
@@ -347,18 +341,22 @@ public final class FlatRadixIndex implements RadixIndex {
         long parent = withParent ? stored.parent().value() : 0;
         List<KvEvent.StoredBlock> blocks = stored.blocks();
         int count = blocks.size();
-        long touched = 0;
-        for (int i = 0; i < count; i++) {
-            long hash = blocks.get(i).hash().value();
-            touched ^= touch(hash, worker.blocks);
+        if (count > 1) {
+            long touched = 0;
+            for (int i = 0; i < count; i++) {
+                touched ^= nodes.touch(blocks.get(i).hash().value());
+            }
+            nodes.absorb(touched);
         }
-        readAhead = touched;
         for (int i = 0; i < count; i++) {
             KvEvent.StoredBlock block = blocks.get(i);
             long hash = block.hash().value();
             int slot = nodes.node(hash, parent, withParent, block.localHash().value());
+            int held = nodes.tiersOf(slot, worker.slot);
             nodes.set(slot, tier, worker.slot);
-            worker.blocks.add(hash, tier);
+            if (held == 0) {
+                worker.added(hash, nodes, marks);
+            }
             parent = hash;
             withParent = true;
         }
@@ -368,35 +366,32 @@ public final class FlatRadixIndex implements RadixIndex {
         int tier = removed.tier().ordinal();
         List<BlockHash> hashes = removed.hashes();
         int count = hashes.size();
-        long touched = 0;
-        for (int i = 0; i < count; i++) {
-            long hash = hashes.get(i).value();
-            touched ^= touch(hash, worker.blocks);
+        if (count > 1) {
+            long touched = 0;
+            for (int i = 0; i < count; i++) {
+                touched ^= nodes.touch(hashes.get(i).value());
+            }
+            nodes.absorb(touched);
         }
-        readAhead = touched;
         for (int i = 0; i < count; i++) {
-            long hash = hashes.get(i).value();
-            if (worker.blocks.remove(hash, tier)) {
-                nodes.clear(nodes.find(hash), tier, worker.slot);
+            int slot = nodes.find(hashes.get(i).value());
+            if (slot < 0) {
+                continue;
+            }
+            int held = nodes.tiersOf(slot, worker.slot);
+            if ((held & (1 << tier)) != 0) {
+                nodes.clear(slot, tier, worker.slot);
+                if (held == 1 << tier) {
+                    worker.live--; // its log entry stays until the next compaction
+                }
             }
         }
     }
 
-    /** Drops every block of {@code worker} in every tier: O(1) per block via its reverse set. */
+    /** Drops every block of {@code worker} in every tier: O(1) per entry of its log. */
     private void dropBlocks(WorkerState worker) {
-        WorkerBlocks blocks = worker.blocks;
-        for (int slot = 0; slot < blocks.slotLimit(); slot++) {
-            if (!blocks.used(slot)) {
-                continue;
-            }
-            int tiers = blocks.tiers(slot);
-            for (int t = 0; t < TIERS.length; t++) {
-                if ((tiers & (1 << t)) != 0) {
-                    nodes.clear(nodes.find(blocks.key(slot)), t, worker.slot);
-                }
-            }
-        }
-        blocks.clear();
+        worker.log.dropAll(nodes, worker.slot);
+        worker.live = 0;
     }
 
     private WorkerState register(WorkerId id) {
@@ -448,12 +443,28 @@ public final class FlatRadixIndex implements RadixIndex {
     private static final class WorkerState {
         final WorkerId id;
         final int slot;
-        final WorkerBlocks blocks = new WorkerBlocks();
+        final BlockLog log = new BlockLog();
+        /** Blocks the worker holds in some tier: the log's live entries. */
+        int live;
         long lastEventId;
 
         WorkerState(WorkerId id, int slot) {
             this.id = id;
             this.slot = slot;
+        }
+
+        /** The worker started to hold {@code hash} (it held it in no tier before). */
+        void added(long hash, NodeTable nodes, SlotMarks marks) {
+            live++;
+            log.append(hash);
+            if (log.needsCompaction(live)) {
+                compact(nodes, marks);
+            }
+        }
+
+        void compact(NodeTable nodes, SlotMarks marks) {
+            int kept = log.compact(nodes, slot, marks);
+            assert kept == live : "reverse log lost track of worker " + id + ": " + kept + " live entries, " + live + " expected";
         }
     }
 }

@@ -26,6 +26,7 @@ abstract class LongOpenTable {
     private int size;
     private int limit;
     private boolean zeroUsed;
+    private long readAhead;
 
     LongOpenTable(int stride, int expected) {
         int slots = Math.max(MIN_CAPACITY, Integer.highestOneBit(Math.max(1, (int) (expected / 0.7))) << 1);
@@ -68,6 +69,14 @@ abstract class LongOpenTable {
      */
     final long touch(long key) {
         return table[home(key) * stride];
+    }
+
+    /**
+     * Folds the XOR of what {@link #touch} returned into a field, so that the JIT cannot drop those
+     * reads as unused.
+     */
+    final void absorb(long touched) {
+        readAhead ^= touched;
     }
 
     /** The slot of {@code key} (not 0), probing from {@code slot}, which must be {@code home(key)}; or -1. */
