@@ -44,6 +44,8 @@ public final class FlatRadixIndex implements RadixIndex {
     private static final Tier[] TIERS = Tier.values();
     /** Prompt blocks whose node rows a lookup reads ahead at once (see {@link #walk}). */
     private static final int AHEAD = 16;
+    /** A {@link #groupSlots} entry not resolved yet. */
+    private static final int DISPLACED = -2;
 
     private final NodeTable nodes;
     private final Map<WorkerId, WorkerState> workers = new HashMap<>();
@@ -55,9 +57,17 @@ public final class FlatRadixIndex implements RadixIndex {
 
     // Lookup scratch, reused by every findMatches (one owner thread): nothing is allocated per
     // lookup but the answer itself.
-    private final long[] groupHashes = new long[AHEAD];
-    private final int[] groupHomes = new int[AHEAD];
-    private final long[] groupKeys = new long[AHEAD];
+    /** The prompt's hashes as longs: reading them leaves the walk no object to dereference. */
+    private long[] hashes = new long[256];
+    /**
+     * Per block of two consecutive groups (see {@link #walk}): its home slot, and the keys found
+     * there and in the next slot on its probe path.
+     */
+    private final int[] groupHomes = new int[2 * AHEAD];
+    private final long[] groupKeys = new long[2 * AHEAD];
+    private final long[] groupNextKeys = new long[2 * AHEAD];
+    /** The node slot of each block of the group being walked, or -1 (see {@link #resolveGroup}). */
+    private final int[] groupSlots = new int[2 * AHEAD];
     private long[] active = new long[TIERS.length];
     private int[] depth = new int[TIERS.length * 64];
     private final OverlapScores.Builder scores = OverlapScores.builder(0);
@@ -152,17 +162,27 @@ public final class FlatRadixIndex implements RadixIndex {
      * Descends the prompt, ANDing each block's tier masks into {@link #active} and settling the
      * depth of every worker whose bit falls out; returns the depth of the workers still active.
      *
-     * <p>The blocks are probed in groups of {@link #AHEAD}: first the home row of every block in the
-     * group is read (independent loads, so their cache and TLB misses overlap instead of queueing
-     * behind each other), then the group is walked in order against rows that are now cached. At
-     * most {@code AHEAD - 1} rows are read in vain when the walk stops early.
+     * <p>The blocks are probed in groups of {@link #AHEAD}: the keys of every block's home row and
+     * of the row after it are read first (independent loads, so their cache and TLB misses overlap
+     * instead of queueing behind each other; a block displaced by a collision, about one in four at
+     * the table's load, then costs no extra serial miss, see {@link #resolveGroup}), and the next
+     * group's reads are issued before the current group is walked, so that memory stays busy while
+     * the walk computes. At most {@code 2 * AHEAD - 1} blocks are read in vain when the walk stops
+     * early.
      */
     private int walk(BlockHash[] prompt, int words) {
         int blocks = prompt.length;
-        for (int start = 0; start < blocks; start += AHEAD) {
+        long[] values = values(prompt);
+        boolean oneWord = words == 1 && TIERS.length == 4;
+        readGroup(values, 0, Math.min(AHEAD, blocks), 0);
+        for (int start = 0, base = 0; start < blocks; start += AHEAD, base ^= AHEAD) {
+            int next = start + AHEAD;
+            if (next < blocks) {
+                readGroup(values, next, Math.min(AHEAD, blocks - next), base ^ AHEAD);
+            }
             int group = Math.min(AHEAD, blocks - start);
-            readGroup(prompt, start, group);
-            int stop = words == 1 && TIERS.length == 4 ? descendOneWord(start, group) : descend(start, group, words);
+            resolveGroup(start, group, base);
+            int stop = oneWord ? descendOneWord(start, group, base) : descend(start, group, base, words);
             if (stop >= 0) {
                 return stop;
             }
@@ -170,39 +190,81 @@ public final class FlatRadixIndex implements RadixIndex {
         return blocks;
     }
 
-    /** Reads the home rows of {@code prompt[start .. start+group)} into the group scratch. */
-    private void readGroup(BlockHash[] prompt, int start, int group) {
-        for (int k = 0; k < group; k++) {
-            BlockHash hash = prompt[start + k];
+    /** The prompt's hashes, copied into {@link #hashes}. */
+    private long[] values(BlockHash[] prompt) {
+        if (hashes.length < prompt.length) {
+            hashes = new long[Math.max(prompt.length, hashes.length * 2)];
+        }
+        long[] values = hashes;
+        for (int i = 0; i < prompt.length; i++) {
+            BlockHash hash = prompt[i];
             if (hash == null) {
                 throw new NullPointerException("prompt holds a null block hash");
             }
-            long value = hash.value();
-            int home = nodes.home(value);
-            groupHashes[k] = value;
-            groupHomes[k] = home;
-            groupKeys[k] = nodes.key(home);
+            values[i] = hash.value();
+        }
+        return values;
+    }
+
+    /** Reads the keys of blocks {@code start .. start+group)}' first two probe rows into the group scratch from {@code base}. */
+    private void readGroup(long[] values, int start, int group, int base) {
+        for (int k = 0; k < group; k++) {
+            int home = nodes.home(values[start + k]);
+            groupHomes[base + k] = home;
+            groupKeys[base + k] = nodes.key(home);
+            groupNextKeys[base + k] = nodes.key(nodes.next(home));
         }
     }
 
-    /** The node slot of the group's {@code k}-th block, or -1. */
-    private int groupSlot(int k) {
-        long value = groupHashes[k];
-        if (value == 0) {
-            return nodes.find(0);
+    /**
+     * Fills {@link #groupSlots} for blocks {@code start .. start+group)}, read into the group scratch
+     * from {@code base}. Most are settled by the two rows already read; the few displaced further
+     * have their third rows read together before any of them is probed on, so that their misses
+     * overlap too.
+     */
+    private void resolveGroup(int start, int group, int base) {
+        boolean displaced = false;
+        long touched = 0;
+        for (int k = base, i = start; k < base + group; k++, i++) {
+            long value = hashes[i];
+            int home = groupHomes[k];
+            int slot;
+            if (value == 0) {
+                slot = nodes.find(0);
+            } else if (groupKeys[k] == value) {
+                slot = home;
+            } else if (groupKeys[k] == 0) {
+                slot = -1;
+            } else if (groupNextKeys[k] == value) {
+                slot = nodes.next(home);
+            } else if (groupNextKeys[k] == 0) {
+                slot = -1;
+            } else {
+                slot = DISPLACED;
+                touched ^= nodes.key(nodes.next(nodes.next(home)));
+                displaced = true;
+            }
+            groupSlots[k] = slot;
         }
-        return groupKeys[k] == value ? groupHomes[k] : nodes.findFrom(groupHomes[k], value);
+        if (displaced) {
+            nodes.absorb(touched);
+            for (int k = base, i = start; k < base + group; k++, i++) {
+                if (groupSlots[k] == DISPLACED) {
+                    groupSlots[k] = nodes.findFrom(groupHomes[k], hashes[i]);
+                }
+            }
+        }
     }
 
     /**
      * Walks one group for any number of bit-set words; returns where the walk stops (the depth of
      * the workers still active), or -1 when it continues past the group.
      */
-    private int descend(int start, int group, int words) {
+    private int descend(int start, int group, int base, int words) {
         int tiers = TIERS.length;
         for (int k = 0; k < group; k++) {
-            int slot = groupSlot(k);
             int i = start + k;
+            int slot = groupSlots[base + k];
             if (slot < 0) {
                 return i;
             }
@@ -232,15 +294,15 @@ public final class FlatRadixIndex implements RadixIndex {
      * {@link #descend} for up to 64 workers (one word per tier) and the four tiers G1–G4, the common
      * case, with the running sets in registers; {@code descend} is its reference (the tests run both).
      */
-    private int descendOneWord(int start, int group) {
+    private int descendOneWord(int start, int group, int base) {
         long g1 = active[0];
         long g2 = active[1];
         long g3 = active[2];
         long g4 = active[3];
         int stop = -1;
         for (int k = 0; k < group; k++) {
-            int slot = groupSlot(k);
             int i = start + k;
+            int slot = groupSlots[base + k];
             if (slot < 0) {
                 stop = i;
                 break;

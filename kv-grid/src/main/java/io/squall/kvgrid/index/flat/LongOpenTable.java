@@ -64,11 +64,14 @@ abstract class LongOpenTable {
     }
 
     /**
-     * Reads the key at {@code key}'s home row and returns it: a probe's first load, issued early so
-     * that its cache miss overlaps others (Java has no prefetch instruction). Changes nothing.
+     * Reads the keys of {@code key}'s home row and of the row after it and returns their XOR: the
+     * loads a probe, an insertion or a removal starts with (a removal shifts the next row back, a
+     * collision probes it), issued early so that their cache misses overlap others' (Java has no
+     * prefetch instruction). Changes nothing.
      */
     final long touch(long key) {
-        return table[home(key) * stride];
+        int at = home(key) * stride;
+        return table[at] ^ table[at + stride]; // row capacity (key 0's) follows the last home row
     }
 
     /**
@@ -77,6 +80,11 @@ abstract class LongOpenTable {
      */
     final void absorb(long touched) {
         readAhead ^= touched;
+    }
+
+    /** The slot after {@code slot} on a probe path ({@code slot} below the capacity). */
+    final int next(int slot) {
+        return (slot + 1) & (capacity - 1);
     }
 
     /** The slot of {@code key} (not 0), probing from {@code slot}, which must be {@code home(key)}; or -1. */

@@ -109,6 +109,33 @@ class FlatRadixIndexTest extends RadixIndexContract {
         assertThat(index.dump(keeper).events()).hasSize(kept.length);
     }
 
+    /** Blocks whose rows sit two and more slots past their home are found, and missing ones stop the walk. */
+    @Test
+    void findsBlocksDisplacedFarFromTheirHomeSlot() {
+        NodeTable probe = new NodeTable(4); // the index's table for the same expected size: 16 slots
+        BlockHash[] colliding = new BlockHash[6];
+        BlockHash absent = null; // a seventh with the same home, never stored
+        for (long key = 1, found = 0; absent == null; key++) {
+            if (probe.home(key) == probe.home(1)) {
+                if (found < colliding.length) {
+                    colliding[(int) found++] = new BlockHash(key);
+                } else {
+                    absent = new BlockHash(key);
+                }
+            }
+        }
+        WorkerId worker = new WorkerId(7);
+        FlatRadixIndex index = new FlatRadixIndex(4);
+        index.apply(new KvEvent.Stored(worker, 1, null, stored(colliding), Tier.G1));
+
+        assertThat(index.findMatches(colliding).blocks(worker, Tier.G1)).isEqualTo(colliding.length);
+        BlockHash[] gap = colliding.clone();
+        gap[4] = absent; // probed through the whole run
+        assertThat(index.findMatches(gap).blocks(worker, Tier.G1)).isEqualTo(4);
+        index.apply(new KvEvent.Removed(worker, 2, List.of(colliding[2]), Tier.G1));
+        assertThat(index.findMatches(colliding).blocks(worker, Tier.G1)).isEqualTo(2);
+    }
+
     private static List<KvEvent.StoredBlock> stored(BlockHash... hashes) {
         return java.util.Arrays.stream(hashes).map(h -> new KvEvent.StoredBlock(h, new LocalBlockHash(~h.value()))).toList();
     }
