@@ -36,8 +36,11 @@ import org.openjdk.jmh.infra.Blackhole;
  *       random from every stored sequence (up to {@link Churn#MAX_UNITS} units). Operations
  *       alternate: remove the next unit in a shuffled order, then store back the unit removed
  *       {@link Churn#WINDOW} pairs earlier, so the index stays full. One operation is one event:
- *       throughput = events/s; blocks/s = events/s × {@code blocksPerEvent}. The event record is
- *       allocated per operation (as a deserialiser would); its block lists are prepared in setup.
+ *       throughput = events/s; blocks/s = events/s × {@code blocksPerEvent}. Each event is built
+ *       per operation from primitive arrays, as a deserialiser builds it from the wire: the record,
+ *       its block list and its hashes are fresh objects. (Until 2026-11 the block lists were built
+ *       in setup; scattered through the old generation, they cost the benchmark two or three cache
+ *       misses per event that a router never pays.)
  *   <li>{@code applyEventsGrouped}: the same churn, applied as {@code KvIndexer} applies a drained
  *       batch: groups of 8 events, each group prefetched before it is applied.
  *   <li>{@code findMatches}: lookup latency of a 256-block prompt that a random worker holds fully
@@ -46,7 +49,13 @@ import org.openjdk.jmh.infra.Blackhole;
  *
  * The workload is drawn from a fixed seed so runs are comparable.
  */
-@Fork(value = 1, jvmArgsAppend = {"-Xms6g", "-Xmx6g"})
+/*
+ * -XX:+UseTransparentHugePages is the router's deployment flag (docs/BENCHMARKS.md, "Radix index"):
+ * the JVM asks for 2 MB pages for its heap (madvise), which cuts the TLB misses of the node table's
+ * random probes. It needs the kernel's THP mode to be "madvise" or "always"; otherwise it does
+ * nothing. Pass -jvmArgsAppend "-Xms6g -Xmx6g" to measure without it.
+ */
+@Fork(value = 1, jvmArgsAppend = {"-Xms6g", "-Xmx6g", "-XX:+UseTransparentHugePages"})
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 public class RadixIndexBenchmark {
 
@@ -133,17 +142,17 @@ public class RadixIndexBenchmark {
         @Param({"1", "16"})
         int blocksPerEvent;
 
-        WorkerId[] unitWorker;
-        BlockHash[] unitParent;
-        List<KvEvent.StoredBlock>[] unitBlocks;
-        List<BlockHash>[] unitHashes;
+        WorkerId[] workerIds;
+        int[] unitWorker;
+        long[] unitParent;
+        /** Unit {@code u}'s block hashes are {@code unitHashes[u * blocksPerEvent ..]}. */
+        long[] unitHashes;
         int units;
         long pairs;
         boolean storeNext;
         final KvEvent[] group = new KvEvent[GROUP];
 
         @Setup(Level.Trial)
-        @SuppressWarnings("unchecked")
         public void build() {
             populate();
             List<int[]> candidates = new ArrayList<>();
@@ -157,23 +166,21 @@ public class RadixIndexBenchmark {
             int[][] picked = candidates.toArray(int[][]::new);
             shuffle(picked, random);
             units = Math.min(MAX_UNITS, picked.length);
-            unitWorker = new WorkerId[units];
-            unitParent = new BlockHash[units];
-            unitBlocks = new List[units];
-            unitHashes = new List[units];
+            workerIds = new WorkerId[workers];
+            for (int w = 0; w < workers; w++) {
+                workerIds[w] = new WorkerId(w);
+            }
+            unitWorker = new int[units];
+            unitParent = new long[units];
+            unitHashes = new long[units * blocksPerEvent];
             for (int u = 0; u < units; u++) {
                 BlockHash[] prompt = prompts[picked[u][0]];
                 int from = picked[u][1];
-                unitWorker[u] = new WorkerId(promptWorker[picked[u][0]]);
-                unitParent[u] = new BlockHash(prompt[from - 1].value());
-                // Fresh copies, laid out in unit order like a deserialiser's output, so reading an
-                // event does not miss the cache on the populated prompts' objects.
-                BlockHash[] run = new BlockHash[blocksPerEvent];
+                unitWorker[u] = promptWorker[picked[u][0]];
+                unitParent[u] = prompt[from - 1].value();
                 for (int i = 0; i < blocksPerEvent; i++) {
-                    run[i] = new BlockHash(prompt[from + i].value());
+                    unitHashes[u * blocksPerEvent + i] = prompt[from + i].value();
                 }
-                unitHashes[u] = List.of(run);
-                unitBlocks[u] = stored(run, 0, blocksPerEvent);
             }
             // The last WINDOW units start removed: they are the first to be stored back.
             for (int u = units - WINDOW; u < units; u++) {
@@ -182,13 +189,22 @@ public class RadixIndexBenchmark {
         }
 
         KvEvent removed(int u) {
-            int w = (int) unitWorker[u].value();
-            return new KvEvent.Removed(unitWorker[u], ++eventIds[w], unitHashes[u], Tier.G1);
+            int w = unitWorker[u];
+            BlockHash[] hashes = new BlockHash[blocksPerEvent];
+            for (int i = 0; i < blocksPerEvent; i++) {
+                hashes[i] = new BlockHash(unitHashes[u * blocksPerEvent + i]);
+            }
+            return new KvEvent.Removed(workerIds[w], ++eventIds[w], List.of(hashes), Tier.G1);
         }
 
         KvEvent restored(int u) {
-            int w = (int) unitWorker[u].value();
-            return new KvEvent.Stored(unitWorker[u], ++eventIds[w], unitParent[u], unitBlocks[u], Tier.G1);
+            int w = unitWorker[u];
+            KvEvent.StoredBlock[] blocks = new KvEvent.StoredBlock[blocksPerEvent];
+            for (int i = 0; i < blocksPerEvent; i++) {
+                long hash = unitHashes[u * blocksPerEvent + i];
+                blocks[i] = new KvEvent.StoredBlock(new BlockHash(hash), new LocalBlockHash(hash * 31));
+            }
+            return new KvEvent.Stored(workerIds[w], ++eventIds[w], new BlockHash(unitParent[u]), List.of(blocks), Tier.G1);
         }
 
         /** The next event: remove unit {@code n}, then store back unit {@code n - WINDOW}. */

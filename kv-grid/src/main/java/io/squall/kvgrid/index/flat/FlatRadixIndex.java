@@ -20,8 +20,8 @@ import java.util.Set;
 /**
  * A {@link RadixIndex} stored flat: one primitive table maps each chained block hash to a node
  * holding, per tier, a bit set of the workers that hold the block (see {@link NodeTable}); each
- * worker has a reverse set of its blocks ({@link WorkerBlocks}). Workers get dense slots (bit
- * positions), reused after a worker is removed.
+ * worker has a lazily kept reverse lookup of its blocks ({@link BlockLog}). Workers get dense slots
+ * (bit positions), reused after a worker is removed.
  *
  * <p>Lookup walks the prompt's blocks in order with one "still matching" bit set per tier. The
  * invariant that makes it linear: <b>workers can only drop out as we descend</b> — a worker matches
@@ -32,7 +32,10 @@ import java.util.Set;
  * cached. Memory-bound: blocks are probed in groups whose row reads overlap (see {@link #walk}), and
  * nothing is allocated per lookup but the answer.
  *
- * <p>Events cost O(1) per block. Stored blocks are indexed even when their parent is unknown: such a
+ * <p>Events cost O(1) per block, one random memory access each (the block's node): the reverse
+ * lookup is an append-only log that Removed events do not touch, compacted now and then in O(1)
+ * amortised per stored block; dropping a worker's blocks (Cleared, worker removed) walks the log.
+ * Stored blocks are indexed even when their parent is unknown: such a
  * block cannot be reached by a lookup for that worker until its parent arrives, which is what a
  * prefix match requires anyway. Not thread-safe (see {@link RadixIndex}).
  */
@@ -41,6 +44,8 @@ public final class FlatRadixIndex implements RadixIndex {
     private static final Tier[] TIERS = Tier.values();
     /** Prompt blocks whose node rows a lookup reads ahead at once (see {@link #walk}). */
     private static final int AHEAD = 16;
+    /** A {@link #groupSlots} entry not resolved yet. */
+    private static final int DISPLACED = -2;
 
     private final NodeTable nodes;
     private final Map<WorkerId, WorkerState> workers = new HashMap<>();
@@ -52,19 +57,22 @@ public final class FlatRadixIndex implements RadixIndex {
 
     // Lookup scratch, reused by every findMatches (one owner thread): nothing is allocated per
     // lookup but the answer itself.
-    private final long[] groupHashes = new long[AHEAD];
-    private final int[] groupHomes = new int[AHEAD];
-    private final long[] groupKeys = new long[AHEAD];
+    /** The prompt's hashes as longs: reading them leaves the walk no object to dereference. */
+    private long[] hashes = new long[256];
+    /**
+     * Per block of two consecutive groups (see {@link #walk}): its home slot, and the keys found
+     * there and in the next slot on its probe path.
+     */
+    private final int[] groupHomes = new int[2 * AHEAD];
+    private final long[] groupKeys = new long[2 * AHEAD];
+    private final long[] groupNextKeys = new long[2 * AHEAD];
+    /** The node slot of each block of the group being walked, or -1 (see {@link #resolveGroup}). */
+    private final int[] groupSlots = new int[2 * AHEAD];
     private long[] active = new long[TIERS.length];
     private int[] depth = new int[TIERS.length * 64];
     private final OverlapScores.Builder scores = OverlapScores.builder(0);
-    /**
-     * Events first read the home row of each of their blocks in both tables (independent loads, so
-     * the cache misses overlap) and only then update the rows in order; {@link #prefetch} does the
-     * same for a later event. The XOR of what was read lands here only so that the reads are not
-     * optimised away.
-     */
-    private long readAhead;
+    /** Scratch of {@link BlockLog#compact}, shared by every worker's log. */
+    private final SlotMarks marks = new SlotMarks();
 
     /** An empty index sized for about {@code expectedBlocks} distinct blocks (it grows as needed). */
     public FlatRadixIndex(int expectedBlocks) {
@@ -96,34 +104,31 @@ public final class FlatRadixIndex implements RadixIndex {
         return event.eventId() == expected ? ApplyOutcome.APPLIED : new ApplyOutcome.Gap(worker.id, expected, event.eventId());
     }
 
-    /** Reads the home rows of the event's blocks in the node table and the worker's reverse set. */
+    /**
+     * Reads the home rows of the event's blocks in the node table (independent loads, so that the
+     * cache misses of a group of events overlap).
+     */
     @Override
     public void prefetch(KvEvent event) {
         Objects.requireNonNull(event, "event");
-        WorkerState worker = workers.get(event.worker());
-        WorkerBlocks blocks = worker == null ? null : worker.blocks;
-        long touched = readAhead;
+        long touched = 0;
         switch (event) {
             case KvEvent.Stored stored -> {
                 List<KvEvent.StoredBlock> stores = stored.blocks();
                 for (int i = 0; i < stores.size(); i++) {
-                    touched ^= touch(stores.get(i).hash().value(), blocks);
+                    touched ^= nodes.touch(stores.get(i).hash().value());
                 }
             }
             case KvEvent.Removed removed -> {
                 List<BlockHash> hashes = removed.hashes();
                 for (int i = 0; i < hashes.size(); i++) {
-                    touched ^= touch(hashes.get(i).value(), blocks);
+                    touched ^= nodes.touch(hashes.get(i).value());
                 }
             }
             case KvEvent.Cleared ignored -> {
             }
         }
-        readAhead = touched;
-    }
-
-    private long touch(long hash, WorkerBlocks blocks) {
-        return blocks == null ? nodes.touch(hash) : nodes.touch(hash) ^ blocks.touch(hash);
+        nodes.absorb(touched);
     }
 
     @Override
@@ -157,17 +162,27 @@ public final class FlatRadixIndex implements RadixIndex {
      * Descends the prompt, ANDing each block's tier masks into {@link #active} and settling the
      * depth of every worker whose bit falls out; returns the depth of the workers still active.
      *
-     * <p>The blocks are probed in groups of {@link #AHEAD}: first the home row of every block in the
-     * group is read (independent loads, so their cache and TLB misses overlap instead of queueing
-     * behind each other), then the group is walked in order against rows that are now cached. At
-     * most {@code AHEAD - 1} rows are read in vain when the walk stops early.
+     * <p>The blocks are probed in groups of {@link #AHEAD}: the keys of every block's home row and
+     * of the row after it are read first (independent loads, so their cache and TLB misses overlap
+     * instead of queueing behind each other; a block displaced by a collision, about one in four at
+     * the table's load, then costs no extra serial miss, see {@link #resolveGroup}), and the next
+     * group's reads are issued before the current group is walked, so that memory stays busy while
+     * the walk computes. At most {@code 2 * AHEAD - 1} blocks are read in vain when the walk stops
+     * early.
      */
     private int walk(BlockHash[] prompt, int words) {
         int blocks = prompt.length;
-        for (int start = 0; start < blocks; start += AHEAD) {
+        long[] values = values(prompt);
+        boolean oneWord = words == 1 && TIERS.length == 4;
+        readGroup(values, 0, Math.min(AHEAD, blocks), 0);
+        for (int start = 0, base = 0; start < blocks; start += AHEAD, base ^= AHEAD) {
+            int next = start + AHEAD;
+            if (next < blocks) {
+                readGroup(values, next, Math.min(AHEAD, blocks - next), base ^ AHEAD);
+            }
             int group = Math.min(AHEAD, blocks - start);
-            readGroup(prompt, start, group);
-            int stop = words == 1 && TIERS.length == 4 ? descendOneWord(start, group) : descend(start, group, words);
+            resolveGroup(start, group, base);
+            int stop = oneWord ? descendOneWord(start, group, base) : descend(start, group, base, words);
             if (stop >= 0) {
                 return stop;
             }
@@ -175,39 +190,81 @@ public final class FlatRadixIndex implements RadixIndex {
         return blocks;
     }
 
-    /** Reads the home rows of {@code prompt[start .. start+group)} into the group scratch. */
-    private void readGroup(BlockHash[] prompt, int start, int group) {
-        for (int k = 0; k < group; k++) {
-            BlockHash hash = prompt[start + k];
+    /** The prompt's hashes, copied into {@link #hashes}. */
+    private long[] values(BlockHash[] prompt) {
+        if (hashes.length < prompt.length) {
+            hashes = new long[Math.max(prompt.length, hashes.length * 2)];
+        }
+        long[] values = hashes;
+        for (int i = 0; i < prompt.length; i++) {
+            BlockHash hash = prompt[i];
             if (hash == null) {
                 throw new NullPointerException("prompt holds a null block hash");
             }
-            long value = hash.value();
-            int home = nodes.home(value);
-            groupHashes[k] = value;
-            groupHomes[k] = home;
-            groupKeys[k] = nodes.key(home);
+            values[i] = hash.value();
+        }
+        return values;
+    }
+
+    /** Reads the keys of blocks {@code start .. start+group)}' first two probe rows into the group scratch from {@code base}. */
+    private void readGroup(long[] values, int start, int group, int base) {
+        for (int k = 0; k < group; k++) {
+            int home = nodes.home(values[start + k]);
+            groupHomes[base + k] = home;
+            groupKeys[base + k] = nodes.key(home);
+            groupNextKeys[base + k] = nodes.key(nodes.next(home));
         }
     }
 
-    /** The node slot of the group's {@code k}-th block, or -1. */
-    private int groupSlot(int k) {
-        long value = groupHashes[k];
-        if (value == 0) {
-            return nodes.find(0);
+    /**
+     * Fills {@link #groupSlots} for blocks {@code start .. start+group)}, read into the group scratch
+     * from {@code base}. Most are settled by the two rows already read; the few displaced further
+     * have their third rows read together before any of them is probed on, so that their misses
+     * overlap too.
+     */
+    private void resolveGroup(int start, int group, int base) {
+        boolean displaced = false;
+        long touched = 0;
+        for (int k = base, i = start; k < base + group; k++, i++) {
+            long value = hashes[i];
+            int home = groupHomes[k];
+            int slot;
+            if (value == 0) {
+                slot = nodes.find(0);
+            } else if (groupKeys[k] == value) {
+                slot = home;
+            } else if (groupKeys[k] == 0) {
+                slot = -1;
+            } else if (groupNextKeys[k] == value) {
+                slot = nodes.next(home);
+            } else if (groupNextKeys[k] == 0) {
+                slot = -1;
+            } else {
+                slot = DISPLACED;
+                touched ^= nodes.key(nodes.next(nodes.next(home)));
+                displaced = true;
+            }
+            groupSlots[k] = slot;
         }
-        return groupKeys[k] == value ? groupHomes[k] : nodes.findFrom(groupHomes[k], value);
+        if (displaced) {
+            nodes.absorb(touched);
+            for (int k = base, i = start; k < base + group; k++, i++) {
+                if (groupSlots[k] == DISPLACED) {
+                    groupSlots[k] = nodes.findFrom(groupHomes[k], hashes[i]);
+                }
+            }
+        }
     }
 
     /**
      * Walks one group for any number of bit-set words; returns where the walk stops (the depth of
      * the workers still active), or -1 when it continues past the group.
      */
-    private int descend(int start, int group, int words) {
+    private int descend(int start, int group, int base, int words) {
         int tiers = TIERS.length;
         for (int k = 0; k < group; k++) {
-            int slot = groupSlot(k);
             int i = start + k;
+            int slot = groupSlots[base + k];
             if (slot < 0) {
                 return i;
             }
@@ -237,15 +294,15 @@ public final class FlatRadixIndex implements RadixIndex {
      * {@link #descend} for up to 64 workers (one word per tier) and the four tiers G1–G4, the common
      * case, with the running sets in registers; {@code descend} is its reference (the tests run both).
      */
-    private int descendOneWord(int start, int group) {
+    private int descendOneWord(int start, int group, int base) {
         long g1 = active[0];
         long g2 = active[1];
         long g3 = active[2];
         long g4 = active[3];
         int stop = -1;
         for (int k = 0; k < group; k++) {
-            int slot = groupSlot(k);
             int i = start + k;
+            int slot = groupSlots[base + k];
             if (slot < 0) {
                 stop = i;
                 break;
@@ -301,16 +358,15 @@ public final class FlatRadixIndex implements RadixIndex {
         if (state == null) {
             return new WorkerSnapshot(worker, 0, List.of());
         }
-        List<KvEvent.Stored> events = new ArrayList<>(state.blocks.size());
-        for (int slot = 0; slot < state.blocks.slotLimit(); slot++) {
-            if (!state.blocks.used(slot)) {
-                continue;
-            }
-            long hash = state.blocks.key(slot);
+        state.compact(nodes, marks); // now the log holds each of the worker's blocks once
+        BlockLog log = state.log;
+        List<KvEvent.Stored> events = new ArrayList<>(log.size());
+        for (int i = 0; i < log.size(); i++) {
+            long hash = log.hash(i);
             int node = nodes.find(hash);
             BlockHash parent = nodes.hasParent(node) ? new BlockHash(nodes.parent(node)) : null;
             List<KvEvent.StoredBlock> block = List.of(new KvEvent.StoredBlock(new BlockHash(hash), new LocalBlockHash(nodes.local(node))));
-            int tiers = state.blocks.tiers(slot);
+            int tiers = nodes.tiersOf(node, state.slot);
             for (Tier tier : TIERS) {
                 if ((tiers & (1 << tier.ordinal())) != 0) {
                     events.add(new KvEvent.Stored(worker, state.lastEventId, parent, block, tier));
@@ -347,18 +403,22 @@ public final class FlatRadixIndex implements RadixIndex {
         long parent = withParent ? stored.parent().value() : 0;
         List<KvEvent.StoredBlock> blocks = stored.blocks();
         int count = blocks.size();
-        long touched = 0;
-        for (int i = 0; i < count; i++) {
-            long hash = blocks.get(i).hash().value();
-            touched ^= touch(hash, worker.blocks);
+        if (count > 1) {
+            long touched = 0;
+            for (int i = 0; i < count; i++) {
+                touched ^= nodes.touch(blocks.get(i).hash().value());
+            }
+            nodes.absorb(touched);
         }
-        readAhead = touched;
         for (int i = 0; i < count; i++) {
             KvEvent.StoredBlock block = blocks.get(i);
             long hash = block.hash().value();
             int slot = nodes.node(hash, parent, withParent, block.localHash().value());
+            int held = nodes.tiersOf(slot, worker.slot);
             nodes.set(slot, tier, worker.slot);
-            worker.blocks.add(hash, tier);
+            if (held == 0) {
+                worker.added(hash, nodes, marks);
+            }
             parent = hash;
             withParent = true;
         }
@@ -368,35 +428,32 @@ public final class FlatRadixIndex implements RadixIndex {
         int tier = removed.tier().ordinal();
         List<BlockHash> hashes = removed.hashes();
         int count = hashes.size();
-        long touched = 0;
-        for (int i = 0; i < count; i++) {
-            long hash = hashes.get(i).value();
-            touched ^= touch(hash, worker.blocks);
+        if (count > 1) {
+            long touched = 0;
+            for (int i = 0; i < count; i++) {
+                touched ^= nodes.touch(hashes.get(i).value());
+            }
+            nodes.absorb(touched);
         }
-        readAhead = touched;
         for (int i = 0; i < count; i++) {
-            long hash = hashes.get(i).value();
-            if (worker.blocks.remove(hash, tier)) {
-                nodes.clear(nodes.find(hash), tier, worker.slot);
+            int slot = nodes.find(hashes.get(i).value());
+            if (slot < 0) {
+                continue;
+            }
+            int held = nodes.tiersOf(slot, worker.slot);
+            if ((held & (1 << tier)) != 0) {
+                nodes.clear(slot, tier, worker.slot);
+                if (held == 1 << tier) {
+                    worker.live--; // its log entry stays until the next compaction
+                }
             }
         }
     }
 
-    /** Drops every block of {@code worker} in every tier: O(1) per block via its reverse set. */
+    /** Drops every block of {@code worker} in every tier: O(1) per entry of its log. */
     private void dropBlocks(WorkerState worker) {
-        WorkerBlocks blocks = worker.blocks;
-        for (int slot = 0; slot < blocks.slotLimit(); slot++) {
-            if (!blocks.used(slot)) {
-                continue;
-            }
-            int tiers = blocks.tiers(slot);
-            for (int t = 0; t < TIERS.length; t++) {
-                if ((tiers & (1 << t)) != 0) {
-                    nodes.clear(nodes.find(blocks.key(slot)), t, worker.slot);
-                }
-            }
-        }
-        blocks.clear();
+        worker.log.dropAll(nodes, worker.slot);
+        worker.live = 0;
     }
 
     private WorkerState register(WorkerId id) {
@@ -448,12 +505,28 @@ public final class FlatRadixIndex implements RadixIndex {
     private static final class WorkerState {
         final WorkerId id;
         final int slot;
-        final WorkerBlocks blocks = new WorkerBlocks();
+        final BlockLog log = new BlockLog();
+        /** Blocks the worker holds in some tier: the log's live entries. */
+        int live;
         long lastEventId;
 
         WorkerState(WorkerId id, int slot) {
             this.id = id;
             this.slot = slot;
+        }
+
+        /** The worker started to hold {@code hash} (it held it in no tier before). */
+        void added(long hash, NodeTable nodes, SlotMarks marks) {
+            live++;
+            log.append(hash);
+            if (log.needsCompaction(live)) {
+                compact(nodes, marks);
+            }
+        }
+
+        void compact(NodeTable nodes, SlotMarks marks) {
+            int kept = log.compact(nodes, slot, marks);
+            assert kept == live : "reverse log lost track of worker " + id + ": " + kept + " live entries, " + live + " expected";
         }
     }
 }

@@ -26,6 +26,7 @@ abstract class LongOpenTable {
     private int size;
     private int limit;
     private boolean zeroUsed;
+    private long readAhead;
 
     LongOpenTable(int stride, int expected) {
         int slots = Math.max(MIN_CAPACITY, Integer.highestOneBit(Math.max(1, (int) (expected / 0.7))) << 1);
@@ -63,11 +64,27 @@ abstract class LongOpenTable {
     }
 
     /**
-     * Reads the key at {@code key}'s home row and returns it: a probe's first load, issued early so
-     * that its cache miss overlaps others (Java has no prefetch instruction). Changes nothing.
+     * Reads the keys of {@code key}'s home row and of the row after it and returns their XOR: the
+     * loads a probe, an insertion or a removal starts with (a removal shifts the next row back, a
+     * collision probes it), issued early so that their cache misses overlap others' (Java has no
+     * prefetch instruction). Changes nothing.
      */
     final long touch(long key) {
-        return table[home(key) * stride];
+        int at = home(key) * stride;
+        return table[at] ^ table[at + stride]; // row capacity (key 0's) follows the last home row
+    }
+
+    /**
+     * Folds the XOR of what {@link #touch} returned into a field, so that the JIT cannot drop those
+     * reads as unused.
+     */
+    final void absorb(long touched) {
+        readAhead ^= touched;
+    }
+
+    /** The slot after {@code slot} on a probe path ({@code slot} below the capacity). */
+    final int next(int slot) {
+        return (slot + 1) & (capacity - 1);
     }
 
     /** The slot of {@code key} (not 0), probing from {@code slot}, which must be {@code home(key)}; or -1. */

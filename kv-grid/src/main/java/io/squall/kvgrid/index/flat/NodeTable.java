@@ -74,10 +74,34 @@ final class NodeTable extends LongOpenTable {
         table[slot * stride + 1 + tier * words + (workerSlot >>> 6)] |= 1L << workerSlot;
     }
 
+    /** The tiers in which worker slot {@code workerSlot} holds the block at node {@code slot}: bit {@code t} for tier {@code t}. */
+    int tiersOf(int slot, int workerSlot) {
+        int at = slot * stride + 1 + (workerSlot >>> 6);
+        int tiers = 0;
+        for (int t = 0; t < TIERS; t++) {
+            tiers |= (int) ((table[at + t * words] >>> workerSlot) & 1) << t;
+        }
+        return tiers;
+    }
+
+    /** Clears the worker's bit in every tier and drops the node once nobody holds it anywhere. */
+    void clearWorker(int slot, int workerSlot) {
+        int at = slot * stride + 1 + (workerSlot >>> 6);
+        for (int t = 0; t < TIERS; t++) {
+            table[at + t * words] &= ~(1L << workerSlot);
+        }
+        dropIfEmpty(slot);
+    }
+
     /** Clears one presence bit and drops the node once nobody holds it anywhere. */
     void clear(int slot, int tier, int workerSlot) {
         int presence = slot * stride + 1;
         table[presence + tier * words + (workerSlot >>> 6)] &= ~(1L << workerSlot);
+        dropIfEmpty(slot);
+    }
+
+    private void dropIfEmpty(int slot) {
+        int presence = slot * stride + 1;
         for (int i = presence; i < presence + TIERS * words; i++) {
             if (table[i] != 0) {
                 return;

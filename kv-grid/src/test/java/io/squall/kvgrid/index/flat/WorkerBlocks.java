@@ -1,9 +1,8 @@
 package io.squall.kvgrid.index.flat;
 
 /**
- * One worker's reverse lookup: block hash → bit set of the tiers it holds the block in (rows of
- * key, tiers). Lets the index drop a worker's blocks (Cleared, worker left) in O(1) per block and dump
- * a snapshot without scanning other workers' nodes. Not thread-safe.
+ * A {@link LongOpenTable} of block hash → bit set of tiers, the reverse set the index used before
+ * {@link BlockLog}; kept as the table's test subject.
  */
 final class WorkerBlocks extends LongOpenTable {
 
