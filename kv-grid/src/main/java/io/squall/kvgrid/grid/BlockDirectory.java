@@ -2,15 +2,10 @@ package io.squall.kvgrid.grid;
 
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
-import com.hazelcast.nio.ObjectDataInput;
-import com.hazelcast.nio.ObjectDataOutput;
-import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
-import com.hazelcast.query.Predicate;
 import io.squall.kvgrid.BlockHash;
 import io.squall.kvgrid.KvEvent;
 import io.squall.kvgrid.WorkerId;
 import io.squall.kvgrid.index.WorkerSnapshot;
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -99,7 +94,7 @@ public final class BlockDirectory {
     public WorkerSnapshot snapshot(WorkerId worker, long lastEventId) {
         Objects.requireNonNull(worker, "worker");
         List<KvEvent.Stored> events = new ArrayList<>();
-        for (Map.Entry<Long, BlockLocations> entry : map.entrySet(new HeldBy(worker))) {
+        for (Map.Entry<Long, BlockLocations> entry : map.entrySet(new LocationProcessors.HeldBy(worker))) {
             BlockLocations value = entry.getValue();
             KvEvent.StoredBlock block = new KvEvent.StoredBlock(new BlockHash(entry.getKey()), value.localHash());
             for (BlockLocation location : value.locations()) {
@@ -109,49 +104,6 @@ public final class BlockDirectory {
             }
         }
         return new WorkerSnapshot(worker, lastEventId, events);
-    }
-
-    /** Selects the entries one worker holds, evaluated on the members that own them. */
-    static final class HeldBy implements Predicate<Long, BlockLocations>, IdentifiedDataSerializable {
-
-        private WorkerId worker;
-
-        HeldBy() {
-        }
-
-        HeldBy(WorkerId worker) {
-            this.worker = worker;
-        }
-
-        @Override
-        public boolean apply(Map.Entry<Long, BlockLocations> entry) {
-            for (BlockLocation location : entry.getValue().locations()) {
-                if (location.worker().equals(worker)) {
-                    return true;
-                }
-            }
-            return false;
-        }
-
-        @Override
-        public int getFactoryId() {
-            return GridSerialization.FACTORY_ID;
-        }
-
-        @Override
-        public int getClassId() {
-            return GridSerialization.HELD_BY;
-        }
-
-        @Override
-        public void writeData(ObjectDataOutput out) throws IOException {
-            out.writeLong(worker.value());
-        }
-
-        @Override
-        public void readData(ObjectDataInput in) throws IOException {
-            worker = new WorkerId(in.readLong());
-        }
     }
 
     private static Long key(BlockHash hash) {

@@ -97,6 +97,16 @@ public final class BlockLocations implements IdentifiedDataSerializable {
         return new BlockLocations(next, flags, localHash, parent);
     }
 
+    /** Whether {@code worker} holds the block in some tier. */
+    boolean heldBy(WorkerId worker) {
+        for (BlockLocation location : locations) {
+            if (location.worker().equals(worker)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     boolean isEmpty() {
         return locations.isEmpty();
     }

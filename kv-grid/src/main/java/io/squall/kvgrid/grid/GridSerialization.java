@@ -26,7 +26,7 @@ final class GridSerialization implements DataSerializableFactory {
             case REMOVE_LOCATION -> new LocationProcessors.RemoveLocation();
             case REMOVE_WORKER -> new LocationProcessors.RemoveWorker();
             case STORE_BLOCKS -> new LocationProcessors.StoreBlocks();
-            case HELD_BY -> new BlockDirectory.HeldBy();
+            case HELD_BY -> new LocationProcessors.HeldBy();
             case KV_EVENT_BATCH -> new KvEventBatch();
             default -> throw new IllegalArgumentException("unknown kv-grid class id");
         };

@@ -4,6 +4,7 @@ import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
+import com.hazelcast.query.Predicate;
 import io.squall.kvgrid.BlockHash;
 import io.squall.kvgrid.KvEvent;
 import io.squall.kvgrid.LocalBlockHash;
@@ -15,7 +16,8 @@ import java.util.Map;
 /**
  * The entry processors that change {@link BlockLocations}, each applied atomically on the key's
  * partition thread and, unchanged, on its backups (the default backup processor is the processor
- * itself). An entry whose last location goes is deleted. Each returns whether the entry changed.
+ * itself); an entry whose last location goes is deleted, and each returns whether the entry changed.
+ * Also the predicate that selects the entries of one worker.
  */
 final class LocationProcessors {
 
@@ -191,40 +193,21 @@ final class LocationProcessors {
         }
     }
 
-    /** Removes every location of one worker. */
-    static final class RemoveWorker implements EntryProcessor<Long, BlockLocations, Boolean>, IdentifiedDataSerializable {
+    /** A serialisable about one worker: the worker is its whole serialised state. */
+    abstract static class OneWorker implements IdentifiedDataSerializable {
 
-        private WorkerId worker;
+        WorkerId worker;
 
-        RemoveWorker() {
+        OneWorker() {
         }
 
-        RemoveWorker(WorkerId worker) {
+        OneWorker(WorkerId worker) {
             this.worker = worker;
-        }
-
-        @Override
-        public Boolean process(Map.Entry<Long, BlockLocations> entry) {
-            BlockLocations current = entry.getValue();
-            if (current == null) {
-                return false;
-            }
-            BlockLocations next = current.withoutWorker(worker);
-            if (next.equals(current)) {
-                return false;
-            }
-            entry.setValue(next.isEmpty() ? null : next);
-            return true;
         }
 
         @Override
         public int getFactoryId() {
             return GridSerialization.FACTORY_ID;
-        }
-
-        @Override
-        public int getClassId() {
-            return GridSerialization.REMOVE_WORKER;
         }
 
         @Override
@@ -235,6 +218,54 @@ final class LocationProcessors {
         @Override
         public void readData(ObjectDataInput in) throws IOException {
             worker = new WorkerId(in.readLong());
+        }
+    }
+
+    /** Removes every location of one worker. */
+    static final class RemoveWorker extends OneWorker implements EntryProcessor<Long, BlockLocations, Boolean> {
+
+        RemoveWorker() {
+        }
+
+        RemoveWorker(WorkerId worker) {
+            super(worker);
+        }
+
+        @Override
+        public Boolean process(Map.Entry<Long, BlockLocations> entry) {
+            BlockLocations current = entry.getValue();
+            if (current == null || !current.heldBy(worker)) {
+                return false;
+            }
+            BlockLocations next = current.withoutWorker(worker);
+            entry.setValue(next.isEmpty() ? null : next);
+            return true;
+        }
+
+        @Override
+        public int getClassId() {
+            return GridSerialization.REMOVE_WORKER;
+        }
+    }
+
+    /** Selects the entries one worker holds, evaluated on the members that own them. */
+    static final class HeldBy extends OneWorker implements Predicate<Long, BlockLocations> {
+
+        HeldBy() {
+        }
+
+        HeldBy(WorkerId worker) {
+            super(worker);
+        }
+
+        @Override
+        public boolean apply(Map.Entry<Long, BlockLocations> entry) {
+            return entry.getValue().heldBy(worker);
+        }
+
+        @Override
+        public int getClassId() {
+            return GridSerialization.HELD_BY;
         }
     }
 
