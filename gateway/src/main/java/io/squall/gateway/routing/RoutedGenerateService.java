@@ -28,6 +28,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The gateway's route to its workers: each request goes to the discovered worker that serves
@@ -149,9 +150,18 @@ public final class RoutedGenerateService implements GenerateService, AutoCloseab
         // the prompt's blocks and the first output block: what the sequence holds once admitted
         long blocks = request.tokens().length / BlockHasher.DEFAULT_BLOCK_SIZE + 1;
         inFlight.started(worker.id(), blocks);
+        // Released before the end reaches the subscriber (not after, as doFinally would), so a caller that
+        // sends its next request on completion already sees this one gone; once, on end or cancel.
+        AtomicBoolean released = new AtomicBoolean();
+        Runnable release = () -> {
+            if (released.compareAndSet(false, true)) {
+                inFlight.finished(worker.id(), blocks);
+            }
+        };
         return connection(worker)
                 .flatMapMany(rsocket -> new RSocketGenerateClient(rsocket).generate(request))
-                .doFinally(signal -> inFlight.finished(worker.id(), blocks));
+                .doOnTerminate(release)
+                .doOnCancel(release);
     }
 
     private Mono<RSocket> connection(WorkerInstance worker) {
