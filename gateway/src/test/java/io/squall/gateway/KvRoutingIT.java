@@ -1,5 +1,6 @@
 package io.squall.gateway;
 
+import static io.squall.gateway.Conditions.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.hazelcast.core.HazelcastInstance;
@@ -40,8 +41,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -107,14 +106,13 @@ class KvRoutingIT {
 
             TokenChunk.Usage first = generate(route, "first", prefix);
             assertThat(first.cachedTokens()).isZero();
-            WorkerInstance holder = await("the router learns which worker holds the prefix", () -> {
+            await("the router learns which worker holds the prefix", () -> {
                 OverlapScores scores = policy.lookup(prefix).block(Duration.ofSeconds(10));
                 return scores.size() == 1 && scores.blocks(0, Tier.G1) == 6;
-            }, () -> {
-                WorkerId id = policy.lookup(prefix).block(Duration.ofSeconds(10)).worker(0);
-                return discovery.discovery().instances().stream()
-                        .filter(w -> w.id().workerId().equals(id)).findFirst().orElseThrow();
             });
+            WorkerId holderId = policy.lookup(prefix).block(Duration.ofSeconds(10)).worker(0);
+            WorkerInstance holder = discovery.discovery().instances().stream()
+                    .filter(w -> w.id().workerId().equals(holderId)).findFirst().orElseThrow();
 
             for (int i = 0; i < 6; i++) {
                 await("workers idle", () -> discovery.discovery().instances().stream().allMatch(w ->
@@ -179,19 +177,5 @@ class KvRoutingIT {
         int[] out = java.util.Arrays.copyOf(a, a.length + b.length);
         System.arraycopy(b, 0, out, a.length, b.length);
         return out;
-    }
-
-    /** Polls {@code condition} until it holds (failing after 30 s). */
-    private static void await(String what, BooleanSupplier condition) {
-        await(what, condition, () -> null);
-    }
-
-    private static <T> T await(String what, BooleanSupplier condition, java.util.function.Supplier<T> then) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime()).as("timed out waiting until " + what).isLessThan(deadline);
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
-        }
-        return then.get();
     }
 }

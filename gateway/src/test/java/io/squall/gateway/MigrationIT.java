@@ -1,5 +1,6 @@
 package io.squall.gateway;
 
+import static io.squall.gateway.Conditions.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.hazelcast.core.HazelcastInstance;
@@ -38,7 +39,6 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import reactor.core.publisher.Mono;
@@ -79,7 +79,7 @@ class MigrationIT {
                          () -> LoadReport.idle(256));
                  RoutedGenerateService route = new RoutedGenerateService(discovery.discovery(),
                          preferRelay(viaRelay.id(), routedTo))) {
-                await(() -> discovery.discovery().instances().size() == 2);
+                await("the relay is discovered", () -> discovery.discovery().instances().size() == 2);
                 int[] prompt = new SplittableRandom(3).ints(40, 3, 250).toArray();
 
                 List<Integer> uninterrupted = tokens(route.generate(request("direct", prompt)).collectList()
@@ -138,14 +138,6 @@ class MigrationIT {
             }
         });
         return ids;
-    }
-
-    private static void await(java.util.function.BooleanSupplier condition) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime()).as("timed out").isLessThan(deadline);
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
-        }
     }
 
     /** A loopback TCP relay to {@code target} that the test can cut, closing every connection it carries. */

@@ -46,8 +46,6 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -61,10 +59,12 @@ import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiFunction;
-import java.util.function.BooleanSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import static io.squall.functions.worker.ItSupport.awaitTrue;
+import static io.squall.functions.worker.ItSupport.freePort;
+import static io.squall.functions.worker.ItSupport.concat;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -386,27 +386,5 @@ class DisaggregatedPrefillIT {
 
     private static int[] tokens(int n) {
         return random.ints(n, 3, 200).toArray();
-    }
-
-    private static int[] concat(int[] first, int[] second) {
-        int[] all = Arrays.copyOf(first, first.length + second.length);
-        System.arraycopy(second, 0, all, first.length, second.length);
-        return all;
-    }
-
-    private static void awaitTrue(BooleanSupplier condition) {
-        long deadline = System.nanoTime() + TIMEOUT.toNanos();
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime()).as("condition within %s", TIMEOUT).isLessThan(deadline);
-            Thread.onSpinWait();
-        }
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }

@@ -52,9 +52,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import reactor.core.publisher.Flux;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -63,9 +60,11 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
+import static io.squall.functions.worker.ItSupport.awaitTrue;
+import static io.squall.functions.worker.ItSupport.freePort;
+import static io.squall.functions.worker.ItSupport.concat;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -248,27 +247,5 @@ class KvFetchIT {
 
     private static int[] tokens(int n) {
         return random.ints(n, 3, 200).toArray();
-    }
-
-    private static int[] concat(int[] first, int[] second) {
-        int[] all = Arrays.copyOf(first, first.length + second.length);
-        System.arraycopy(second, 0, all, first.length, second.length);
-        return all;
-    }
-
-    private static void awaitTrue(BooleanSupplier condition) {
-        long deadline = System.nanoTime() + TIMEOUT.toNanos();
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime()).as("condition within %s", TIMEOUT).isLessThan(deadline);
-            Thread.onSpinWait();
-        }
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }

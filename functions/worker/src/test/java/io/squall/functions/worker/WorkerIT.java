@@ -47,7 +47,6 @@ import reactor.test.StepVerifier;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -58,8 +57,9 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
 
+import static io.squall.functions.worker.ItSupport.awaitTrue;
+import static io.squall.functions.worker.ItSupport.freePort;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** A real worker (Micronaut context, RSocket over TCP and WebSocket, HTTP, Hazelcast) on loopback. */
@@ -325,19 +325,4 @@ class WorkerIT {
     }
 
     /** Spins until {@code condition} holds; fails after the timeout. */
-    private static void awaitTrue(BooleanSupplier condition) {
-        long deadline = System.nanoTime() + TIMEOUT.toNanos();
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime()).as("condition not met in time").isLessThan(deadline);
-            Thread.onSpinWait();
-        }
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
 }
