@@ -122,7 +122,7 @@ class SecurityIT {
                 routing[0] = (byte) route.length;
                 System.arraycopy(route, 0, routing, 1, route.length);
                 List<String> chunks = socket.requestStream(DefaultPayload.create(
-                                "{\"model\":\"demo\",\"prompt\":\"tls\",\"max_tokens\":2}".getBytes(java.nio.charset.StandardCharsets.UTF_8), routing))
+                                "{\"model\":\"demo\",\"prompt\":\"tls\",\"max_tokens\":2,\"ignore_eos\":true}".getBytes(java.nio.charset.StandardCharsets.UTF_8), routing))
                         .map(p -> {
                             String data = p.getDataUtf8();
                             p.release();
