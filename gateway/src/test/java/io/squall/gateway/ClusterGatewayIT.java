@@ -8,21 +8,15 @@ import io.squall.functions.api.discovery.hazelcast.DiscoveryConfig;
 import io.squall.functions.api.discovery.hazelcast.HazelcastDiscovery;
 import io.squall.functions.engine.batch.BatchConfig;
 import io.squall.functions.engine.gguf.GgufFile;
-import io.squall.functions.engine.model.Architecture;
-import io.squall.functions.engine.model.RandomModel;
 import io.squall.functions.worker.ModelSource;
 import io.squall.functions.worker.WorkerConfig;
 import io.squall.functions.worker.kv.KvConfig;
 import io.squall.functions.worker.micronaut.WorkerApplication;
 import io.squall.gateway.routing.RoutedGenerateService;
 import io.squall.gateway.routing.Routers;
-import io.squall.kernels.GgmlType;
-import io.squall.kvgrid.grid.GridConfig;
-import io.squall.kvgrid.grid.GridMembers;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.net.ServerSocket;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -46,15 +40,8 @@ class ClusterGatewayIT {
 
     @Test
     void chatCompletionsAreServedByEveryDiscoveredWorkerAlike() throws Exception {
-        Path model = dir.resolve("m.gguf");
-        RandomModel.write(new RandomModel.Spec(Architecture.LLAMA, new RandomModel.Shape(64, 2, 4, 2, 96, 512),
-                GgmlType.Q8_0, null, 17), model);
-        int port;
-        try (ServerSocket socket = new ServerSocket(0)) {
-            port = socket.getLocalPort();
-        }
-        HazelcastInstance member = GridMembers.start(new GridConfig("gateway-it-" + port, "127.0.0.1", port,
-                List.of("127.0.0.1:" + port), 1, 1000));
+        Path model = ClusterFixtures.smallLlama(dir.resolve("m.gguf"), 512, 17);
+        HazelcastInstance member = ClusterFixtures.member("gateway-it-");
         List<WorkerApplication> workers = new ArrayList<>();
         try (HazelcastDiscovery discovery = new HazelcastDiscovery(member, DiscoveryConfig.defaults());
              RoutedGenerateService route = new RoutedGenerateService(discovery.discovery(), Routers.ROUND_ROBIN.policy(null));

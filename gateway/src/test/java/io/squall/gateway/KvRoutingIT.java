@@ -12,8 +12,6 @@ import io.squall.functions.api.discovery.WorkerRole;
 import io.squall.functions.api.discovery.hazelcast.DiscoveryConfig;
 import io.squall.functions.api.discovery.hazelcast.HazelcastDiscovery;
 import io.squall.functions.engine.batch.BatchConfig;
-import io.squall.functions.engine.model.Architecture;
-import io.squall.functions.engine.model.RandomModel;
 import io.squall.functions.worker.ModelSource;
 import io.squall.functions.worker.WorkerConfig;
 import io.squall.functions.worker.kv.KvConfig;
@@ -22,19 +20,14 @@ import io.squall.functions.worker.kv.KvSharing;
 import io.squall.functions.worker.micronaut.WorkerApplication;
 import io.squall.gateway.routing.KvRoutingPolicy;
 import io.squall.gateway.routing.RoutedGenerateService;
-import io.squall.kernels.GgmlType;
-import io.squall.kvgrid.BlockHash;
 import io.squall.kvgrid.KvEvent;
 import io.squall.kvgrid.Tier;
 import io.squall.kvgrid.WorkerId;
 import io.squall.kvgrid.grid.BlockDirectory;
-import io.squall.kvgrid.grid.GridConfig;
-import io.squall.kvgrid.grid.GridMembers;
 import io.squall.kvgrid.grid.KvEventTopic;
 import io.squall.kvgrid.hash.BlockChain;
 import io.squall.kvgrid.hash.BlockHasher;
 import io.squall.kvgrid.index.OverlapScores;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -62,13 +55,8 @@ class KvRoutingIT {
     private KvEventTopic topic;
 
     @BeforeEach
-    void startMember() throws Exception {
-        int port;
-        try (ServerSocket socket = new ServerSocket(0)) {
-            port = socket.getLocalPort();
-        }
-        member = GridMembers.start(new GridConfig("kv-routing-it-" + port, "127.0.0.1", port,
-                List.of("127.0.0.1:" + port), 1, 1000));
+    void startMember() {
+        member = ClusterFixtures.member("kv-routing-it-");
         directory = new BlockDirectory(member);
         topic = new KvEventTopic(member);
     }
@@ -80,9 +68,7 @@ class KvRoutingIT {
 
     @Test
     void requestsSharingAPrefixGoToTheWorkerThatHoldsItAndReuseItsBlocks() throws Exception {
-        Path model = dir.resolve("m.gguf");
-        RandomModel.write(new RandomModel.Spec(Architecture.LLAMA, new RandomModel.Shape(64, 2, 4, 2, 96, 1024),
-                GgmlType.Q8_0, null, 23), model);
+        Path model = ClusterFixtures.smallLlama(dir.resolve("m.gguf"), 1024, 23);
         List<WorkerApplication> workers = new ArrayList<>();
         List<KvEventRelay> relays = new ArrayList<>();
         try (HazelcastDiscovery discovery = new HazelcastDiscovery(member, DiscoveryConfig.defaults());

@@ -15,17 +15,12 @@ import io.squall.functions.api.discovery.WorkerRole;
 import io.squall.functions.api.discovery.hazelcast.DiscoveryConfig;
 import io.squall.functions.api.discovery.hazelcast.HazelcastDiscovery;
 import io.squall.functions.engine.batch.BatchConfig;
-import io.squall.functions.engine.model.Architecture;
-import io.squall.functions.engine.model.RandomModel;
 import io.squall.functions.worker.ModelSource;
 import io.squall.functions.worker.WorkerConfig;
 import io.squall.functions.worker.kv.KvConfig;
 import io.squall.functions.worker.micronaut.WorkerApplication;
 import io.squall.gateway.routing.RoutedGenerateService;
 import io.squall.gateway.routing.RoutingPolicy;
-import io.squall.kernels.GgmlType;
-import io.squall.kvgrid.grid.GridConfig;
-import io.squall.kvgrid.grid.GridMembers;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -58,15 +53,8 @@ class MigrationIT {
 
     @Test
     void aStreamCutMidwayContinuesOnAnotherWorkerWithTheSameTokens() throws Exception {
-        Path model = dir.resolve("m.gguf");
-        RandomModel.write(new RandomModel.Spec(Architecture.LLAMA, new RandomModel.Shape(64, 2, 4, 2, 96, 1024),
-                GgmlType.Q8_0, null, 31), model);
-        int port;
-        try (ServerSocket socket = new ServerSocket(0)) {
-            port = socket.getLocalPort();
-        }
-        HazelcastInstance member = GridMembers.start(new GridConfig("migration-it-" + port, "127.0.0.1", port,
-                List.of("127.0.0.1:" + port), 1, 1000));
+        Path model = ClusterFixtures.smallLlama(dir.resolve("m.gguf"), 1024, 31);
+        HazelcastInstance member = ClusterFixtures.member("migration-it-");
         List<InstanceId> routedTo = new CopyOnWriteArrayList<>();
         try (HazelcastDiscovery discovery = new HazelcastDiscovery(member, DiscoveryConfig.defaults());
              WorkerApplication worker = WorkerApplication.start(WorkerConfig.loopback(WorkerRole.AGGREGATED,
