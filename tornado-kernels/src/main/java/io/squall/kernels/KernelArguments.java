@@ -95,11 +95,35 @@ public final class KernelArguments {
         fits(out, (long) batch * heads * headDim, "out");
     }
 
-    /** Checks the arguments of {@link io.squall.kernels.Kernels#attention}. */
+    /** Checks the arguments of {@link io.squall.kernels.Kernels#attention(float[], PagedKv, float[], int, int, int, int, int, float)}. */
     public static void attention(float[] q, PagedKv kv, float[] out, int batch, int startPos, int heads,
                                       int kvHeads, int headDim) {
         queries(q, out, batch, startPos, heads, kvHeads, headDim);
-        long positions = (long) startPos + batch;
+        pages(kv, (long) startPos + batch, kvHeads, headDim);
+    }
+
+    /** Checks the arguments of the several-sequence {@link io.squall.kernels.Kernels#attention}. */
+    public static void attention(float[] q, float[] out, PagedKv[] kvs, int[] rows, int[] startPos, int sequences,
+                                 int heads, int kvHeads, int headDim) {
+        positive(sequences, "sequences");
+        Objects.requireNonNull(kvs, "kvs");
+        Objects.requireNonNull(rows, "rows");
+        Objects.requireNonNull(startPos, "startPos");
+        if (kvs.length < sequences || rows.length < sequences || startPos.length < sequences) {
+            throw new IllegalArgumentException("kvs, rows and startPos must each hold " + sequences + " entries");
+        }
+        long total = 0;
+        for (int s = 0; s < sequences; s++) {
+            queries(q, out, rows[s], startPos[s], heads, kvHeads, headDim);
+            pages(Objects.requireNonNull(kvs[s], "kvs[" + s + "]"), (long) startPos[s] + rows[s], kvHeads, headDim);
+            total += rows[s];
+        }
+        fits(q, total * heads * headDim, "q");
+        fits(out, total * heads * headDim, "out");
+    }
+
+    /** Checks that {@code kv}'s pages hold {@code positions} positions of {@code kvHeads·headDim} keys and values. */
+    private static void pages(PagedKv kv, long positions, int kvHeads, int headDim) {
         long pagesNeeded = (positions + kv.blockSize() - 1) / kv.blockSize();
         if (kv.blockTable().length < pagesNeeded) {
             throw new IllegalArgumentException("block table of " + kv.blockTable().length + " pages cannot hold "

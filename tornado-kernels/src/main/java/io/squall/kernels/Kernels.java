@@ -59,6 +59,28 @@ public interface Kernels extends AutoCloseable {
     void attention(float[] q, PagedKv kv, float[] out, int batch, int startPos, int heads, int kvHeads,
                    int headDim, float scale);
 
+    /**
+     * {@link #attention} for {@code sequences} sequences in one call, so that a batch of decoding
+     * sequences shares one parallel loop instead of one small loop each: sequence {@code s} owns the
+     * next {@code rows[s]} rows of {@code q} and {@code out} (packed in sequence order), reaches its
+     * keys and values through {@code kvs[s]}, and its first row sits at position {@code startPos[s]}.
+     * This default runs the sequences one after the other through scratch copies.
+     */
+    default void attention(float[] q, float[] out, PagedKv[] kvs, int[] rows, int[] startPos, int sequences,
+                           int heads, int kvHeads, int headDim, float scale) {
+        KernelArguments.attention(q, out, kvs, rows, startPos, sequences, heads, kvHeads, headDim);
+        int qDim = heads * headDim;
+        int offset = 0;
+        for (int s = 0; s < sequences; s++) {
+            int n = rows[s] * qDim;
+            float[] part = java.util.Arrays.copyOfRange(q, offset, offset + n);
+            float[] partOut = new float[n];
+            attention(part, kvs[s], partOut, rows[s], startPos[s], heads, kvHeads, headDim, scale);
+            System.arraycopy(partOut, 0, out, offset, n);
+            offset += n;
+        }
+    }
+
     /** {@code gate[i] = silu(gate[i]) · up[i]} for {@code i < n}: the SwiGLU activation. */
     void siluMul(float[] gate, float[] up, int n);
 

@@ -7,8 +7,11 @@ import java.util.Objects;
  * Where one layer of one sequence's keys and values live in a paged KV pool. The pool is a run of
  * pages of {@code pageBytes} bytes; position {@code p} of the sequence lives in page
  * {@code blockTable[p / blockSize]} at slot {@code p % blockSize}. Within a page, this layer's key
- * plane starts at byte {@code keyOffset} and its value plane at {@code valueOffset}; each plane is
- * {@code [slot][kvHeads·headDim]} little-endian F32.
+ * plane starts at byte {@code keyOffset} and its value plane at {@code valueOffset}, both
+ * little-endian F32. The value plane is {@code [slot][kvHeads·headDim]}: one token's values are
+ * contiguous, as the weighted sum {@code Σ P·v} reads them. The key plane is transposed,
+ * {@code [kvHeads·headDim][slot]}: one element of every slot of the page is contiguous, so a score
+ * kernel loads a vector of positions per element and needs no horizontal reduction or copy.
  *
  * @param pages the pool's memory
  * @param pageBytes bytes per page
@@ -29,9 +32,10 @@ public record PagedKv(MemorySegment pages, long pageBytes, int blockSize, long k
         }
     }
 
-    /** Byte offset in {@link #pages()} of the key row at {@code position}, given rows of {@code rowBytes}. */
-    public long keyRow(int position, long rowBytes) {
-        return blockTable[position / blockSize] * pageBytes + keyOffset + (position % blockSize) * rowBytes;
+    /** Byte offset in {@link #pages()} of element {@code element} (of {@code kvHeads·headDim}) of the key at {@code position}. */
+    public long keyElement(int position, int element) {
+        return blockTable[position / blockSize] * pageBytes + keyOffset
+                + ((long) element * blockSize + position % blockSize) * Float.BYTES;
     }
 
     /** Byte offset in {@link #pages()} of the value row at {@code position}, given rows of {@code rowBytes}. */

@@ -220,11 +220,7 @@ public abstract class KernelContract {
         }
         java.lang.foreign.MemorySegment pool = java.lang.foreign.Arena.ofAuto().allocate((pages + 4) * pageBytes, 64);
         PagedKv kv = new PagedKv(pool, pageBytes, blockSize, 2 * planeBytes, 3 * planeBytes, table);
-        long rowBytes = (long) kvDim * Float.BYTES;
-        for (int t = 0; t < context; t++) {
-            java.lang.foreign.MemorySegment.copy(k, t * kvDim, pool, LE_FLOAT, kv.keyRow(t, rowBytes), kvDim);
-            java.lang.foreign.MemorySegment.copy(v, t * kvDim, pool, LE_FLOAT, kv.valueRow(t, rowBytes), kvDim);
-        }
+        write(kv, k, v, context, kvDim);
         return kv;
     }
 
@@ -232,9 +228,20 @@ public abstract class KernelContract {
     private static PagedKv contiguous(float[] k, float[] v, int context, int kvDim) {
         long planeBytes = (long) context * kvDim * Float.BYTES;
         java.lang.foreign.MemorySegment pool = java.lang.foreign.Arena.ofAuto().allocate(2 * planeBytes, 64);
-        java.lang.foreign.MemorySegment.copy(k, 0, pool, LE_FLOAT, 0, context * kvDim);
-        java.lang.foreign.MemorySegment.copy(v, 0, pool, LE_FLOAT, planeBytes, context * kvDim);
-        return new PagedKv(pool, pool.byteSize(), context, 0, planeBytes, new int[] {0});
+        PagedKv kv = new PagedKv(pool, pool.byteSize(), context, 0, planeBytes, new int[] {0});
+        write(kv, k, v, context, kvDim);
+        return kv;
+    }
+
+    /** Stores rows {@code [t][kvDim]} of keys and values at positions {@code 0 .. context-1} of {@code kv}. */
+    private static void write(PagedKv kv, float[] k, float[] v, int context, int kvDim) {
+        long rowBytes = (long) kvDim * Float.BYTES;
+        for (int t = 0; t < context; t++) {
+            for (int j = 0; j < kvDim; j++) {
+                kv.pages().set(LE_FLOAT, kv.keyElement(t, j), k[t * kvDim + j]);
+            }
+            java.lang.foreign.MemorySegment.copy(v, t * kvDim, kv.pages(), LE_FLOAT, kv.valueRow(t, rowBytes), kvDim);
+        }
     }
 
     @Test
@@ -284,6 +291,52 @@ public abstract class KernelContract {
                 assertAttention(q, k, v, out, new int[] {batch, startPos, heads, kvHeads, headDim, kv.blockSize()}, scale);
             }
         }
+    }
+
+    @Test
+    void attentionOfSeveralSequencesInOneCallGivesEachItsOwnResult() {
+        // {rows, startPos, blockSize}: decode rows and prefill chunks mixed, pages of 16 and of 7 slots
+        int[][] sequences = {{1, 40, 16}, {5, 0, 16}, {1, 130, 7}, {33, 17, 16}, {1, 0, 16}, {2, 63, 5}};
+        int heads = 12;
+        int kvHeads = 4;
+        int headDim = 64;
+        int qDim = heads * headDim;
+        int kvDim = kvHeads * headDim;
+        float scale = (float) (1 / Math.sqrt(headDim));
+        int n = sequences.length;
+        PagedKv[] kvs = new PagedKv[n];
+        int[] rows = new int[n];
+        int[] starts = new int[n];
+        int total = 0;
+        for (int[] sequence : sequences) {
+            total += sequence[0];
+        }
+        float[] q = data.floats(total * qDim, 1);
+        float[] expected = new float[total * qDim];
+        int row = 0;
+        for (int s = 0; s < n; s++) {
+            rows[s] = sequences[s][0];
+            starts[s] = sequences[s][1];
+            int context = starts[s] + rows[s];
+            kvs[s] = paged(data.floats(context * kvDim, 1), data.floats(context * kvDim, 1), context, kvDim,
+                    sequences[s][2]);
+            float[] alone = new float[rows[s] * qDim];
+            kernels.attention(java.util.Arrays.copyOfRange(q, row * qDim, (row + rows[s]) * qDim), kvs[s], alone,
+                    rows[s], starts[s], heads, kvHeads, headDim, scale);
+            System.arraycopy(alone, 0, expected, row * qDim, alone.length);
+            row += rows[s];
+        }
+        float[] out = new float[total * qDim];
+        kernels.attention(q, out, kvs, rows, starts, n, heads, kvHeads, headDim, scale);
+        assertThat(out).containsExactly(expected);
+
+        assertThatThrownBy(() -> kernels.attention(q, out, java.util.Arrays.copyOf(kvs, n - 1), rows, starts, n,
+                heads, kvHeads, headDim, scale))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("kvs");
+        int[] tooLong = rows.clone();
+        tooLong[0] = 500;
+        assertThatThrownBy(() -> kernels.attention(q, out, kvs, tooLong, starts, n, heads, kvHeads, headDim, scale))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test

@@ -5,12 +5,13 @@ import java.util.Objects;
 /**
  * The shape of one KV page (block) and where each value sits in it.
  *
- * <p>A page holds {@code blockSize} tokens for every layer, laid out as
- * {@code [layer][K|V][slot][kvHead][headDim]}: for each layer the keys of all {@code blockSize}
- * token slots, then their values; within one slot the heads follow each other, each
- * {@code headDim} contiguous elements. So one head vector of one token is contiguous, one token's
- * keys for a layer ({@link #slotBytes()}) are contiguous, and one layer's keys for the whole block
- * ({@link #planeBytes()}) are contiguous — what a paged attention kernel walking a block table needs.
+ * <p>A page holds {@code blockSize} tokens for every layer: for each layer a key plane, then a value
+ * plane, each {@link #planeBytes()} long. The value plane is {@code [slot][kvHead][headDim]}: one
+ * token's values ({@link #slotBytes()}) are contiguous, as the attention's weighted sum reads them.
+ * The key plane is transposed, {@code [kvHead][headDim][slot]}: one element of all
+ * {@code blockSize} tokens is contiguous, so a score kernel loads a vector of positions per element
+ * and needs neither a horizontal reduction nor a copy. Element {@code e} of token {@code slot}
+ * sits at {@link #offsetInBlock} {@code + e × }{@link #elementStride}.
  *
  * <p>All sizes and offsets are in bytes; {@code blockSize} is in tokens. Immutable.
  *
@@ -60,7 +61,7 @@ public record KvLayout(int layers, int kvHeads, int headDim, int blockSize, KvEl
 
     /**
      * Offset, from the start of a page, of the first element of token {@code slot}'s keys or values
-     * in {@code layer}; head {@code h} follows at {@code + h × headDim × element}.
+     * in {@code layer}; element {@code e} (head {@code e / headDim}) follows at {@code + e × elementStride(part)}.
      *
      * @param layer 0 ≤ layer &lt; layers
      * @param part  keys or values
@@ -70,6 +71,13 @@ public record KvLayout(int layers, int kvHeads, int headDim, int blockSize, KvEl
         Objects.checkIndex(layer, layers);
         Objects.requireNonNull(part, "part");
         Objects.checkIndex(slot, blockSize);
-        return layer * layerBytes() + part.ordinal() * planeBytes() + slot * slotBytes();
+        long slotOffset = part == KvPart.K ? slot * (long) elementType.bytes() : slot * slotBytes();
+        return layer * layerBytes() + part.ordinal() * planeBytes() + slotOffset;
+    }
+
+    /** Bytes between consecutive elements of one token's keys ({@code blockSize × element}) or values ({@code element}). */
+    public long elementStride(KvPart part) {
+        Objects.requireNonNull(part, "part");
+        return part == KvPart.K ? (long) blockSize * elementType.bytes() : elementType.bytes();
     }
 }

@@ -26,6 +26,9 @@ public final class CpuKernels implements Kernels {
     private final RowsTask rowsTask = new RowsTask();
     private final WeightMatrix[] single = new WeightMatrix[1];
     private final float[][] singleOut = new float[1][];
+    private final PagedKv[] singleKv = new PagedKv[1];
+    private final int[] singleRows = new int[1];
+    private final int[] singleStart = new int[1];
 
     /** With one thread per available processor. */
     public CpuKernels() {
@@ -113,10 +116,25 @@ public final class CpuKernels implements Kernels {
     public void attention(float[] q, PagedKv kv, float[] out, int batch, int startPos, int heads, int kvHeads,
                           int headDim, float scale) {
         KernelArguments.attention(q, kv, out, batch, startPos, heads, kvHeads, headDim);
+        singleKv[0] = kv;
+        singleRows[0] = batch;
+        singleStart[0] = startPos;
         try {
-            int chunks = attention.prepare(q, kv, out, batch, startPos, heads, kvHeads, headDim, scale);
-            pool.run(attention.keys(), attention.keyChunks());
-            pool.run(attention, chunks);
+            pool.run(attention, attention.prepare(q, out, singleKv, singleRows, singleStart, 1, heads, kvHeads, headDim,
+                    scale));
+        } finally {
+            singleKv[0] = null;
+            attention.clear();
+        }
+    }
+
+    @Override
+    public void attention(float[] q, float[] out, PagedKv[] kvs, int[] rows, int[] startPos, int sequences, int heads,
+                          int kvHeads, int headDim, float scale) {
+        KernelArguments.attention(q, out, kvs, rows, startPos, sequences, heads, kvHeads, headDim);
+        try {
+            pool.run(attention, attention.prepare(q, out, kvs, rows, startPos, sequences, heads, kvHeads, headDim,
+                    scale));
         } finally {
             attention.clear();
         }

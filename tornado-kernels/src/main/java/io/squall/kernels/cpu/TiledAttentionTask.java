@@ -2,6 +2,7 @@ package io.squall.kernels.cpu;
 
 import io.squall.kernels.PagedKv;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
 import java.util.Arrays;
@@ -14,15 +15,18 @@ import static io.squall.kernels.cpu.Lanes.F;
 import static io.squall.kernels.cpu.Lanes.L;
 
 /**
- * Causal GQA attention, decode and prefill alike, flash-style: one chunk per (KV head
- * {@code g}, tile of query rows), whose {@code M = rows · group} query vectors all read KV head
- * {@code g}. Keys are walked in blocks of {@link #BLOCK} positions; per block
- * {@code S = scale · Q·Kᵀ} comes from {@link TransposedKeys} with lanes over positions (4 query
- * rows × 4 vectors of positions in registers, no horizontal reduction), positions after a row's own
- * are masked, and each row keeps a running max {@code m}, sum {@code l} and output accumulator
+ * Causal GQA attention for one or more sequences, decode and prefill alike, flash-style: one chunk
+ * per (sequence, KV head {@code g}, tile of query rows), whose {@code M = rows · group} query vectors
+ * all read KV head {@code g}; every sequence of a call shares one parallel loop. Keys are walked in
+ * blocks of {@link #BLOCK} positions; per block {@code S = scale · Q·Kᵀ} is computed with lanes over
+ * positions straight from the transposed key plane of the pages (see {@link PagedKv}: one element
+ * of {@link Lanes#L} consecutive positions is one vector load, so 4 query rows × 4 vectors of
+ * positions stay in registers with no horizontal reduction), positions after a row's own are
+ * masked, and each row keeps a running max {@code m}, sum {@code l} and output accumulator
  * {@code o}: {@code m' = max(m, max S)}, {@code α = e^(m−m')}, {@code P = e^(S−m')},
  * {@code l' = α·l + ΣP}, {@code o' = α·o + P·V}, finally {@code out = o / l} (Dao et al.,
- * FlashAttention, alg. 1). {@code P·V} reads each V row in place once per 4 query rows.
+ * FlashAttention, alg. 1). {@code P·V} reads each V row in place once per 4 query rows. Pages whose
+ * block size is not a multiple of {@link Lanes#L} have their keys gathered per block into scratch.
  *
  * <p>Same formula as {@code AttentionKernels.attention}. Per-worker scratch grows on the calling
  * thread in {@link #prepare}; a run allocates nothing. Confined to the thread owning the enclosing
@@ -35,21 +39,23 @@ final class TiledAttentionTask implements ParallelTask {
     /** Query vectors a tile aims for (rows × group), so K and V reads are shared this many ways. */
     private static final int TILE_QUERIES = 48;
 
-    private final TransposedKeys transposed = new TransposedKeys();
     private final float[][] qs;
     private final float[][] acc;
     private final float[][] scores;
     private final float[][] rowState;
     private final int[][] positions;
     private final long[][] valueRows;
+    /** Per worker: {@code [headDim][BLOCK]} keys gathered from pages whose block size is not a multiple of L. */
+    private final MemorySegment[] gathered;
     private float[] q;
-    private PagedKv kv;
-    private MemorySegment pages;
     private float[] out;
-    private float[] keys;
-    private int stride;
-    private int batch;
-    private int startPos;
+    private PagedKv[] kvs;
+    private int[] rows;
+    private int[] startPos;
+    /** {@code firstRow[s]}: sequence s's first row in q and out; {@code firstChunk[s]}: its first chunk. */
+    private int[] firstRow = new int[1];
+    private int[] firstChunk = new int[2];
+    private int sequences;
     private int heads;
     private int kvHeads;
     private int group;
@@ -57,8 +63,6 @@ final class TiledAttentionTask implements ParallelTask {
     private long rowBytes;
     private float scale;
     private int tileRows;
-    private int tiles;
-    private int keyChunks;
 
     TiledAttentionTask(int threads) {
         this.qs = new float[threads][0];
@@ -67,25 +71,22 @@ final class TiledAttentionTask implements ParallelTask {
         this.rowState = new float[threads][0];
         this.positions = new int[threads][0];
         this.valueRows = new long[threads][BLOCK];
-    }
-
-    /** The key transpose to run, with {@link #keyChunks} chunks, before this task's run. */
-    TransposedKeys keys() {
-        return transposed;
+        this.gathered = new MemorySegment[threads];
+        Arrays.fill(gathered, MemorySegment.NULL);
     }
 
     /**
-     * Sets the operands of the next run, grows scratch, prepares the key transpose, and returns
-     * this task's chunk count, {@code kvHeads · tiles}; the transpose's is {@link #keyChunks}.
+     * Sets the operands of the next run (see the several-sequence {@code Kernels.attention}), grows
+     * scratch, and returns the chunk count, {@code Σ_s kvHeads · tiles(s)}.
      */
-    int prepare(float[] q, PagedKv kv, float[] out, int batch, int startPos, int heads, int kvHeads, int headDim,
-                float scale) {
+    int prepare(float[] q, float[] out, PagedKv[] kvs, int[] rows, int[] startPos, int sequences, int heads,
+                int kvHeads, int headDim, float scale) {
         this.q = q;
-        this.kv = kv;
-        this.pages = kv.pages();
         this.out = out;
-        this.batch = batch;
+        this.kvs = kvs;
+        this.rows = rows;
         this.startPos = startPos;
+        this.sequences = sequences;
         this.heads = heads;
         this.kvHeads = kvHeads;
         this.group = heads / kvHeads;
@@ -93,11 +94,24 @@ final class TiledAttentionTask implements ParallelTask {
         this.rowBytes = (long) kvHeads * headDim * Float.BYTES;
         this.scale = scale;
         this.tileRows = Math.max(1, TILE_QUERIES / group);
-        this.tiles = (batch + tileRows - 1) / tileRows;
-        this.keyChunks = transposed.prepare(kv, startPos + batch, kvHeads * headDim);
-        this.keys = transposed.keys();
-        this.stride = transposed.stride();
-        int mPad = padded(Math.min(tileRows, batch) * group);
+        if (firstChunk.length < sequences + 1) {
+            firstRow = new int[sequences];
+            firstChunk = new int[sequences + 1];
+        }
+        int maxRows = 0;
+        boolean gathers = false;
+        int row = 0;
+        int chunk = 0;
+        for (int s = 0; s < sequences; s++) {
+            firstRow[s] = row;
+            firstChunk[s] = chunk;
+            row += rows[s];
+            chunk += kvHeads * Math.ceilDiv(rows[s], tileRows);
+            maxRows = Math.max(maxRows, rows[s]);
+            gathers |= kvs[s].blockSize() % L != 0;
+        }
+        firstChunk[sequences] = chunk;
+        int mPad = padded(Math.min(tileRows, maxRows) * group);
         for (int w = 0; w < qs.length; w++) {
             if (qs[w].length < mPad * headDim) {
                 qs[w] = new float[mPad * headDim];
@@ -108,23 +122,20 @@ final class TiledAttentionTask implements ParallelTask {
                 rowState[w] = new float[3 * mPad];
                 positions[w] = new int[mPad];
             }
+            if (gathers && gathered[w].byteSize() < (long) headDim * BLOCK * Float.BYTES) {
+                gathered[w] = Arena.ofAuto().allocate((long) headDim * BLOCK * Float.BYTES, 64);
+            }
         }
-        return kvHeads * tiles;
-    }
-
-    /** Chunks of the key transpose prepared by the last {@link #prepare}. */
-    int keyChunks() {
-        return keyChunks;
+        return chunk;
     }
 
     /** Drops the references to the last call's operands. */
     void clear() {
         q = null;
-        kv = null;
-        pages = null;
         out = null;
-        keys = null;
-        transposed.clear();
+        kvs = null;
+        rows = null;
+        startPos = null;
     }
 
     private static int padded(int m) {
@@ -133,12 +144,19 @@ final class TiledAttentionTask implements ParallelTask {
 
     @Override
     public void run(int chunk, int worker) {
-        int tile = tiles - 1 - chunk / kvHeads; // the longest tiles first
-        int g = chunk % kvHeads;
+        int found = Arrays.binarySearch(firstChunk, 0, sequences + 1, chunk); // starts rise: every sequence has rows
+        int seq = found >= 0 ? found : -found - 2;
+        PagedKv kv = kvs[seq];
+        int tiles = Math.ceilDiv(rows[seq], tileRows);
+        int local = chunk - firstChunk[seq];
+        int tile = tiles - 1 - local / kvHeads; // the longest tiles first
+        int g = local % kvHeads;
         int b0 = tile * tileRows;
-        int rows = Math.min(tileRows, batch - b0);
-        int m = rows * group;
+        int tileRowCount = Math.min(tileRows, rows[seq] - b0);
+        int m = tileRowCount * group;
         int mPad = padded(m);
+        int rowBase = firstRow[seq] + b0;
+        int start = startPos[seq] + b0;
         float[] qs = this.qs[worker];
         float[] acc = this.acc[worker];
         float[] s = scores[worker];
@@ -147,9 +165,9 @@ final class TiledAttentionTask implements ParallelTask {
         long[] vRows = valueRows[worker];
         for (int i = 0; i < mPad; i++) {
             int r = Math.min(i, m - 1); // padding rows repeat the last row's position, with q = 0
-            pos[i] = startPos + b0 + r / group;
+            pos[i] = start + r / group;
             if (i < m) {
-                int src = ((b0 + i / group) * heads + g * group + i % group) * headDim;
+                int src = ((rowBase + i / group) * heads + g * group + i % group) * headDim;
                 for (int d = 0; d < headDim; d++) {
                     qs[i * headDim + d] = q[src + d] * scale;
                 }
@@ -160,24 +178,43 @@ final class TiledAttentionTask implements ParallelTask {
             state[mPad + i] = 0f;
         }
         Arrays.fill(acc, 0, mPad * headDim, 0f);
-        int last = startPos + b0 + rows - 1;
-        int kRow = g * headDim * stride;
+        int last = start + tileRowCount - 1;
         long headBytes = (long) g * headDim * Float.BYTES;
+        boolean direct = kv.blockSize() % L == 0;
+        MemorySegment keys = direct ? kv.pages() : gathered[worker];
+        long step = direct ? (long) kv.blockSize() * Float.BYTES : (long) BLOCK * Float.BYTES;
         for (int t0 = 0; t0 <= last; t0 += BLOCK) {
             int n = Math.min(BLOCK, last + 1 - t0);
+            long k0;
+            long k1;
+            long k2;
+            long k3;
+            if (direct) { // a vector of positions never crosses a page; one past the context repeats the first
+                int e = g * headDim;
+                k0 = kv.keyElement(t0, e);
+                k1 = L < n ? kv.keyElement(t0 + L, e) : k0;
+                k2 = 2 * L < n ? kv.keyElement(t0 + 2 * L, e) : k0;
+                k3 = 3 * L < n ? kv.keyElement(t0 + 3 * L, e) : k0;
+            } else {
+                gather(kv, g, t0, n, keys);
+                k0 = 0;
+                k1 = L * Float.BYTES;
+                k2 = 2L * L * Float.BYTES;
+                k3 = 3L * L * Float.BYTES;
+            }
             for (int i = 0; i < mPad; i += 4) {
-                scores4(qs, i * headDim, s, i * BLOCK, kRow + t0);
+                scores4(qs, i * headDim, s, i * BLOCK, keys, k0, k1, k2, k3, step);
             }
             for (int i = 0; i < mPad; i++) {
                 online(s, i * BLOCK, state, i, mPad, pos[i] + 1 - t0);
             }
-            valueRows(vRows, t0, n);
+            valueRows(kv, vRows, t0, n);
             for (int i = 0; i < mPad; i += 4) {
-                accumulate4(acc, i, s, state, mPad, vRows, n, headBytes);
+                accumulate4(kv.pages(), acc, i, s, state, mPad, vRows, n, headBytes);
             }
         }
         for (int i = 0; i < m; i++) {
-            int dst = ((b0 + i / group) * heads + g * group + i % group) * headDim;
+            int dst = ((rowBase + i / group) * heads + g * group + i % group) * headDim;
             float inv = 1f / state[mPad + i];
             for (int d = 0; d < headDim; d++) {
                 out[dst + d] = acc[i * headDim + d] * inv;
@@ -185,26 +222,43 @@ final class TiledAttentionTask implements ParallelTask {
         }
     }
 
-    /** {@code s[so + r·BLOCK + j] = Σ_d qs[qo + r·headDim + d] · keys[k + d·stride + j]} for 4 rows r, {@code j < BLOCK}. */
-    private void scores4(float[] qs, int qo, float[] s, int so, int k) {
+    /** Copies head {@code g}'s keys of positions {@code t0 .. t0+n−1} into {@code dst} as {@code [headDim][BLOCK]}. */
+    private void gather(PagedKv kv, int g, int t0, int n, MemorySegment dst) {
+        MemorySegment pages = kv.pages();
+        for (int d = 0; d < headDim; d++) {
+            long row = (long) d * BLOCK * Float.BYTES;
+            for (int t = 0; t < n; t++) {
+                dst.set(VectorMath.LE_FLOAT, row + (long) t * Float.BYTES,
+                        pages.get(VectorMath.LE_FLOAT, kv.keyElement(t0 + t, g * headDim + d)));
+            }
+        }
+    }
+
+    /**
+     * Scores of 4 query rows {@code r} (at {@code qs[qo + r·headDim]}) against the {@link #BLOCK}
+     * positions of 4 key vectors: vector {@code v}'s element {@code d} is loaded from byte
+     * {@code kv + d·step} of {@code keys}; row r's scores go to {@code s[so + r·BLOCK ..]}.
+     */
+    private void scores4(float[] qs, int qo, float[] s, int so, MemorySegment keys, long k0, long k1, long k2,
+                         long k3, long step) {
         FloatVector a00 = FloatVector.zero(F), a01 = a00, a02 = a00, a03 = a00;
         FloatVector a10 = a00, a11 = a00, a12 = a00, a13 = a00;
         FloatVector a20 = a00, a21 = a00, a22 = a00, a23 = a00;
         FloatVector a30 = a00, a31 = a00, a32 = a00, a33 = a00;
         int hd = headDim;
-        for (int d = 0; d < hd; d++, k += stride) {
-            FloatVector k0 = FloatVector.fromArray(F, keys, k);
-            FloatVector k1 = FloatVector.fromArray(F, keys, k + L);
-            FloatVector k2 = FloatVector.fromArray(F, keys, k + 2 * L);
-            FloatVector k3 = FloatVector.fromArray(F, keys, k + 3 * L);
+        for (int d = 0; d < hd; d++, k0 += step, k1 += step, k2 += step, k3 += step) {
+            FloatVector v0 = FloatVector.fromMemorySegment(F, keys, k0, ByteOrder.LITTLE_ENDIAN);
+            FloatVector v1 = FloatVector.fromMemorySegment(F, keys, k1, ByteOrder.LITTLE_ENDIAN);
+            FloatVector v2 = FloatVector.fromMemorySegment(F, keys, k2, ByteOrder.LITTLE_ENDIAN);
+            FloatVector v3 = FloatVector.fromMemorySegment(F, keys, k3, ByteOrder.LITTLE_ENDIAN);
             FloatVector x = FloatVector.broadcast(F, qs[qo + d]);
-            a00 = k0.fma(x, a00); a01 = k1.fma(x, a01); a02 = k2.fma(x, a02); a03 = k3.fma(x, a03);
+            a00 = v0.fma(x, a00); a01 = v1.fma(x, a01); a02 = v2.fma(x, a02); a03 = v3.fma(x, a03);
             x = FloatVector.broadcast(F, qs[qo + hd + d]);
-            a10 = k0.fma(x, a10); a11 = k1.fma(x, a11); a12 = k2.fma(x, a12); a13 = k3.fma(x, a13);
+            a10 = v0.fma(x, a10); a11 = v1.fma(x, a11); a12 = v2.fma(x, a12); a13 = v3.fma(x, a13);
             x = FloatVector.broadcast(F, qs[qo + 2 * hd + d]);
-            a20 = k0.fma(x, a20); a21 = k1.fma(x, a21); a22 = k2.fma(x, a22); a23 = k3.fma(x, a23);
+            a20 = v0.fma(x, a20); a21 = v1.fma(x, a21); a22 = v2.fma(x, a22); a23 = v3.fma(x, a23);
             x = FloatVector.broadcast(F, qs[qo + 3 * hd + d]);
-            a30 = k0.fma(x, a30); a31 = k1.fma(x, a31); a32 = k2.fma(x, a32); a33 = k3.fma(x, a33);
+            a30 = v0.fma(x, a30); a31 = v1.fma(x, a31); a32 = v2.fma(x, a32); a33 = v3.fma(x, a33);
         }
         a00.intoArray(s, so); a01.intoArray(s, so + L); a02.intoArray(s, so + 2 * L); a03.intoArray(s, so + 3 * L);
         so += BLOCK;
@@ -248,7 +302,7 @@ final class TiledAttentionTask implements ParallelTask {
     }
 
     /** Byte offsets of the value rows of positions {@code t0 .. t0+n−1}, one block-table lookup per page. */
-    private void valueRows(long[] rows, int t0, int n) {
+    private void valueRows(PagedKv kv, long[] rows, int t0, int n) {
         int blockSize = kv.blockSize();
         int[] table = kv.blockTable();
         int page = t0 / blockSize;
@@ -264,7 +318,7 @@ final class TiledAttentionTask implements ParallelTask {
     }
 
     /** {@code o_r = α_r·o_r + Σ_t P[r][t]·v_t} for 4 query vectors {@code r = i .. i+3}, {@code t < n}. */
-    private void accumulate4(float[] acc, int i, float[] s, float[] state, int mPad, long[] vRows, int n,
+    private void accumulate4(MemorySegment pages, float[] acc, int i, float[] s, float[] state, int mPad, long[] vRows, int n,
                              long headBytes) {
         int hd = headDim;
         int o0 = i * hd, o1 = o0 + hd, o2 = o1 + hd, o3 = o2 + hd;

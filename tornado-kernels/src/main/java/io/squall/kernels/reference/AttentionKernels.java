@@ -17,8 +17,8 @@ public final class AttentionKernels {
      * {@code g = h / (heads/kvHeads)}: {@code s_t = scale · q·k_t} for {@code t ≤ p}, {@code a =
      * softmax(s)}, {@code out = Σ_t a_t · v_t} (Vaswani et al., eq. 1). Position {@code t} sits in page
      * {@code blockTable[t / blockSize]}, slot {@code t % blockSize}; a page holds this layer's key plane
-     * at byte {@code keyOffset} and value plane at {@code valueOffset}, each {@code [slot][kvHeads·headDim]}
-     * little-endian F32. {@code scores} is scratch of at least {@code batch · heads · (startPos + batch)}
+     * {@code [kvHeads·headDim][slot]} at byte {@code keyOffset} and value plane
+     * {@code [slot][kvHeads·headDim]} at {@code valueOffset}, little-endian F32 (see {@code PagedKv}). {@code scores} is scratch of at least {@code batch · heads · (startPos + batch)}
      * floats, one stripe per (b, h), so the parallel loops {@code b} and {@code h} never share it.
      */
     public static void attention(float[] q, MemorySegment pages, long pageBytes, int blockSize, long keyOffset,
@@ -35,10 +35,11 @@ public final class AttentionKernels {
                 int last = startPos + b;
                 float max = Float.NEGATIVE_INFINITY;
                 for (int t = 0; t <= last; t++) {
-                    long row = blockTable[t / blockSize] * pageBytes + keyOffset + (t % blockSize) * rowBytes + headBytes;
+                    long column = blockTable[t / blockSize] * pageBytes + keyOffset
+                            + ((long) (h / group) * headDim * blockSize + t % blockSize) * Float.BYTES;
                     float dot = 0f;
                     for (int i = 0; i < headDim; i++) {
-                        dot += q[qBase + i] * pages.get(F32, row + (long) i * Float.BYTES);
+                        dot += q[qBase + i] * pages.get(F32, column + (long) i * blockSize * Float.BYTES);
                     }
                     scores[sBase + t] = dot * scale;
                     max = Math.max(max, dot * scale);

@@ -1,6 +1,5 @@
 package io.squall.functions.engine.model;
 
-import io.squall.kernels.Kernels;
 import io.squall.kernels.PagedKv;
 
 import java.lang.foreign.Arena;
@@ -9,9 +8,11 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 
 /**
- * A {@link KvCache} for one sequence on its own: each layer is a single off-heap page holding the keys
- * {@code [position][kvHeads·headDim]} and then the values, growing by doubling up to the context.
- * The memory is freed by the garbage collector with the cache.
+ * A {@link KvCache} for one sequence on its own: each layer is a single off-heap page (see
+ * {@link PagedKv}) holding the keys {@code [kvHeads·headDim][capacity]} and then the values
+ * {@code [capacity][kvHeads·headDim]}, growing by doubling up to the context. The capacity is a
+ * multiple of 16 positions so that a vector of positions never runs past the page. The memory is
+ * freed by the garbage collector with the cache.
  */
 public final class ContiguousKvCache extends KvCache {
 
@@ -47,11 +48,16 @@ public final class ContiguousKvCache extends KvCache {
         if (positions <= capacity) {
             return;
         }
-        int newCapacity = (int) Math.min(maxPositions, Math.max(positions, Math.max(16L, 2L * capacity)));
+        long doubled = Math.min(maxPositions, Math.max(positions, Math.max(16L, 2L * capacity)));
+        int newCapacity = (int) ((doubled + 15) / 16 * 16);
+        long kept = (long) length() * Float.BYTES;
         for (int l = 0; l < layers.length; l++) {
             MemorySegment grown = Arena.ofAuto().allocate(2 * planeBytes(newCapacity), 64);
             if (layers[l] != null) {
-                MemorySegment.copy(layers[l], 0, grown, 0, planeBytes(length()));
+                for (int e = 0; e < kvDim; e++) { // each key element's row of positions
+                    MemorySegment.copy(layers[l], e * (long) capacity * Float.BYTES,
+                            grown, e * (long) newCapacity * Float.BYTES, kept);
+                }
                 MemorySegment.copy(layers[l], planeBytes(capacity), grown, planeBytes(newCapacity), planeBytes(length()));
             }
             layers[l] = grown;
@@ -62,13 +68,18 @@ public final class ContiguousKvCache extends KvCache {
     @Override
     void store(int layer, float[] keys, int keysOffset, float[] values, int valuesOffset, int count) {
         MemorySegment page = layers[layer];
-        MemorySegment.copy(keys, keysOffset, page, LE_FLOAT, planeBytes(length()), count * kvDim);
+        for (int j = 0; j < count; j++) {
+            long key = (long) (length() + j) * Float.BYTES;
+            int from = keysOffset + j * kvDim;
+            for (int e = 0; e < kvDim; e++, key += (long) capacity * Float.BYTES) {
+                page.set(LE_FLOAT, key, keys[from + e]);
+            }
+        }
         MemorySegment.copy(values, valuesOffset, page, LE_FLOAT, planeBytes(capacity) + planeBytes(length()), count * kvDim);
     }
 
     @Override
-    void attend(Kernels kernels, int layer, float[] q, float[] out, int count, ModelConfig config, float scale) {
-        PagedKv kv = new PagedKv(layers[layer], 2 * planeBytes(capacity), capacity, 0, planeBytes(capacity), SINGLE_PAGE);
-        kernels.attention(q, kv, out, count, length(), config.heads(), config.kvHeads(), config.headDim(), scale);
+    PagedKv layer(int layer) {
+        return new PagedKv(layers[layer], 2 * planeBytes(capacity), capacity, 0, planeBytes(capacity), SINGLE_PAGE);
     }
 }

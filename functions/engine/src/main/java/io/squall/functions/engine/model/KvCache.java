@@ -1,6 +1,7 @@
 package io.squall.functions.engine.model;
 
 import io.squall.kernels.Kernels;
+import io.squall.kernels.PagedKv;
 
 /**
  * The keys and values of one sequence, advanced by {@link Transformer#forward}. Implementations decide
@@ -30,11 +31,8 @@ public abstract sealed class KvCache permits ContiguousKvCache, PagedKvCache {
      */
     abstract void store(int layer, float[] keys, int keysOffset, float[] values, int valuesOffset, int count);
 
-    /**
-     * Attention of {@code count} query rows (at positions {@link #length()} onwards, already stored)
-     * over this cache's positions of {@code layer}; see {@link Kernels#attention}.
-     */
-    abstract void attend(Kernels kernels, int layer, float[] q, float[] out, int count, ModelConfig config, float scale);
+    /** Where {@code layer}'s keys and values live, for {@link Kernels#attention}. */
+    abstract PagedKv layer(int layer);
 
     final void advance(int positions) {
         length += positions;

@@ -1,6 +1,5 @@
 package io.squall.functions.engine.model;
 
-import io.squall.kernels.Kernels;
 import io.squall.kernels.PagedKv;
 import io.squall.kvgrid.BlockHash;
 import io.squall.kvgrid.KvEvent.StoredBlock;
@@ -210,21 +209,24 @@ public final class PagedKvCache extends KvCache {
     void store(int layer, float[] keys, int keysOffset, float[] values, int valuesOffset, int count) {
         MemorySegment memory = pool.memory();
         int rowFloats = layout.kvHeads() * layout.headDim();
+        long keyStride = layout.elementStride(KvPart.K);
         for (int j = 0; j < count; j++) {
             int position = length() + j;
             int block = table[position / layout.blockSize()];
             int slot = position % layout.blockSize();
-            MemorySegment.copy(keys, keysOffset + j * rowFloats, memory, LE_FLOAT,
-                    pool.offset(block, layer, KvPart.K, slot), rowFloats);
+            long key = pool.offset(block, layer, KvPart.K, slot);
+            int from = keysOffset + j * rowFloats;
+            for (int e = 0; e < rowFloats; e++, key += keyStride) { // the key plane is element-major
+                memory.set(LE_FLOAT, key, keys[from + e]);
+            }
             MemorySegment.copy(values, valuesOffset + j * rowFloats, memory, LE_FLOAT,
                     pool.offset(block, layer, KvPart.V, slot), rowFloats);
         }
     }
 
     @Override
-    void attend(Kernels kernels, int layer, float[] q, float[] out, int count, ModelConfig config, float scale) {
-        PagedKv kv = new PagedKv(pool.memory(), layout.blockBytes(), layout.blockSize(),
+    PagedKv layer(int layer) {
+        return new PagedKv(pool.memory(), layout.blockBytes(), layout.blockSize(),
                 layout.offsetInBlock(layer, KvPart.K, 0), layout.offsetInBlock(layer, KvPart.V, 0), table);
-        kernels.attention(q, kv, out, count, length(), config.heads(), config.kvHeads(), config.headDim(), scale);
     }
 }

@@ -1,8 +1,10 @@
 package io.squall.functions.engine.model;
 
 import io.squall.kernels.Kernels;
+import io.squall.kernels.PagedKv;
 import io.squall.kernels.WeightMatrix;
 
+import java.util.Arrays;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Objects;
@@ -55,8 +57,10 @@ public final class Transformer {
     private float[] k;
     private float[] v;
     private float[] attended;
-    private float[] qSegment;
-    private float[] attendedSegment;
+    /** Per segment of the current pass: its layer's KV, rows and first position (grown with the row capacity). */
+    private PagedKv[] segmentKv;
+    private int[] segmentRows;
+    private int[] segmentStart;
     private float[] gate;
     private float[] up;
     private float[][] qkvOut;
@@ -180,20 +184,20 @@ public final class Transformer {
         kernels.rope(k, rows, positions, config.kvHeads(), headDim, config.ropeDim(), rope.cos, rope.sin, neox);
 
         int row = 0;
-        for (Segment segment : segments) {
+        int sequences = segments.size();
+        for (int s = 0; s < sequences; s++) {
+            Segment segment = segments.get(s);
             KvCache cache = segment.cache();
-            int count = segment.count();
-            cache.store(l, k, row * kvDim, v, row * kvDim, count);
-            if (segments.size() == 1) {
-                cache.attend(kernels, l, q, attended, count, config, attentionScale);
-            } else {
-                // The attention kernel reads rows from index 0, so each sequence's rows go through scratch.
-                System.arraycopy(q, row * qDim, qSegment, 0, count * qDim);
-                cache.attend(kernels, l, qSegment, attendedSegment, count, config, attentionScale);
-                System.arraycopy(attendedSegment, 0, attended, row * qDim, count * qDim);
-            }
-            row += count;
+            cache.store(l, k, row * kvDim, v, row * kvDim, segment.count());
+            segmentKv[s] = cache.layer(l);
+            segmentRows[s] = segment.count();
+            segmentStart[s] = cache.length();
+            row += segment.count();
         }
+        // Every sequence of the step in one parallel loop: a decode step's sequences have one row each.
+        kernels.attention(q, attended, segmentKv, segmentRows, segmentStart, sequences, config.heads(),
+                config.kvHeads(), headDim, attentionScale);
+        Arrays.fill(segmentKv, 0, sequences, null);
         kernels.matmul(attention.wo(), attended, xb, rows);
         kernels.add(x, xb, rows * dim);
     }
@@ -248,8 +252,9 @@ public final class Transformer {
         k = new float[rows * config.kvDim()];
         v = new float[rows * config.kvDim()];
         attended = new float[rows * config.qDim()];
-        qSegment = new float[rows * config.qDim()];
-        attendedSegment = new float[rows * config.qDim()];
+        segmentKv = new PagedKv[rows];
+        segmentRows = new int[rows];
+        segmentStart = new int[rows];
         gate = new float[rows * config.ffnDim()];
         up = new float[rows * config.ffnDim()];
         qkvOut = new float[][] {q, k, v};

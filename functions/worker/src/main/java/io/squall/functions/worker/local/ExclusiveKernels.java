@@ -89,6 +89,17 @@ public final class ExclusiveKernels implements Kernels {
     }
 
     @Override
+    public void attention(float[] q, float[] out, PagedKv[] kvs, int[] rows, int[] startPos, int sequences, int heads,
+                          int kvHeads, int headDim, float scale) {
+        lock.lock();
+        try {
+            delegate.attention(q, out, kvs, rows, startPos, sequences, heads, kvHeads, headDim, scale);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
     public void siluMul(float[] gate, float[] up, int n) {
         lock.lock();
         try {
