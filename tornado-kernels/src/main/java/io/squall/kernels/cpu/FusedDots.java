@@ -17,8 +17,8 @@ import static io.squall.kernels.cpu.Lanes.I;
 import static io.squall.kernels.cpu.Lanes.L;
 
 /**
- * Dot products of one weight row, read in place from its segment, with one activation row: the
- * decode (batch 1) path, where matmul is bound by memory bandwidth.
+ * Dot products of one weight row, read in place from its segment, with one activation row (or, for
+ * Q8_0, four at once): the decode path at small batches, where matmul is bound by memory bandwidth.
  *
  * <p>{@link #q8_0} and {@link #q4_0} need 16 float lanes ({@link #SIXTEEN_LANES}): each 32-element
  * block is two vectors, written out without an inner loop or a helper returning a vector (C2 keeps
@@ -73,6 +73,36 @@ final class FusedDots {
             acc = part.fma(FloatVector.broadcast(F, Float.float16ToFloat(w.get(LittleEndian.SHORT, base))), acc);
         }
         return acc.reduceLanes(VectorOperators.ADD);
+    }
+
+    /**
+     * {@link #q8_0} of one row against four activation rows at once, at {@code x[x0..]} to {@code x[x3..]}: each
+     * block is converted and scaled once, then multiplies all four, so the row is read once for the four.
+     * Writes the four sums to {@code out[o0]}, {@code out[o0 + stride]}, {@code out[o0 + 2·stride]},
+     * {@code out[o0 + 3·stride]}.
+     */
+    static void q8_0x4(MemorySegment w, long off, float[] x, int x0, int cols, int blocks, float[] out, int o0,
+                       int stride) {
+        FloatVector a0 = FloatVector.zero(F), a1 = a0, a2 = a0, a3 = a0;
+        int x1 = x0 + cols, x2 = x1 + cols, x3 = x2 + cols;
+        for (int i = 0; i < blocks; i++) {
+            long base = off + (long) i * Q8_0Codec.BLOCK_BYTES;
+            long qs = base + Q8_0Codec.QS_OFFSET;
+            int xi = i * Q8_0Codec.BLOCK_SIZE;
+            float d = Float.float16ToFloat(w.get(LittleEndian.SHORT, base));
+            FloatVector lo = ((FloatVector) ByteVector.fromMemorySegment(B, w, qs, LE)
+                    .convertShape(VectorOperators.B2F, F, 0)).mul(d);
+            FloatVector hi = ((FloatVector) ByteVector.fromMemorySegment(B, w, qs + 16, LE)
+                    .convertShape(VectorOperators.B2F, F, 0)).mul(d);
+            a0 = hi.fma(FloatVector.fromArray(F, x, x0 + xi + 16), lo.fma(FloatVector.fromArray(F, x, x0 + xi), a0));
+            a1 = hi.fma(FloatVector.fromArray(F, x, x1 + xi + 16), lo.fma(FloatVector.fromArray(F, x, x1 + xi), a1));
+            a2 = hi.fma(FloatVector.fromArray(F, x, x2 + xi + 16), lo.fma(FloatVector.fromArray(F, x, x2 + xi), a2));
+            a3 = hi.fma(FloatVector.fromArray(F, x, x3 + xi + 16), lo.fma(FloatVector.fromArray(F, x, x3 + xi), a3));
+        }
+        out[o0] = a0.reduceLanes(VectorOperators.ADD);
+        out[o0 + stride] = a1.reduceLanes(VectorOperators.ADD);
+        out[o0 + 2 * stride] = a2.reduceLanes(VectorOperators.ADD);
+        out[o0 + 3 * stride] = a3.reduceLanes(VectorOperators.ADD);
     }
 
     /**
