@@ -20,6 +20,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
+import java.util.Arrays;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 
@@ -28,7 +29,8 @@ import java.util.concurrent.TimeUnit;
  * dim 64) over a paged cache of {@code blockSize}-position pages in shuffled order. The last query
  * row sits at position {@code context − 1}: {@code batch} 1 is one decode step at that position,
  * {@code batch} 512 the last prefill chunk of a {@code context}-token prompt
- * ({@code startPos = context − batch}).
+ * ({@code startPos = context − batch}). With {@code sequences} above 1, that many sequences of the same
+ * shape, each with its own pages, go through one several-sequence call: a batched decode step.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -62,13 +64,19 @@ public class AttentionBenchmark {
     @Param({"16"})
     public int blockSize;
 
+    /** Sequences in the call. */
+    @Param({"1"})
+    public int sequences;
+
     /** Threads of the CPU executor, the caller included. */
     @Param({"2"})
     public int threads;
 
     private Kernels kernels;
     private Arena arena;
-    private PagedKv kv;
+    private PagedKv[] kvs;
+    private int[] rows;
+    private int[] starts;
     private float[] q;
     private float[] out;
     private float scale;
@@ -77,26 +85,35 @@ public class AttentionBenchmark {
     public void setUp() {
         SplittableRandom random = new SplittableRandom(42);
         int kvDim = kvHeads * headDim;
-        int pages = (context + blockSize - 1) / blockSize;
+        int pagesPerSequence = (context + blockSize - 1) / blockSize;
+        int pages = pagesPerSequence * sequences;
         long planeBytes = (long) blockSize * kvDim * Float.BYTES;
         long pageBytes = 2 * planeBytes;
-        int[] table = new int[pages];
+        int[] order = new int[pages];
         for (int i = 0; i < pages; i++) {
-            table[i] = i;
+            order[i] = i;
         }
         for (int i = pages - 1; i > 0; i--) {
             int j = random.nextInt(i + 1);
-            int swap = table[i];
-            table[i] = table[j];
-            table[j] = swap;
+            int swap = order[i];
+            order[i] = order[j];
+            order[j] = swap;
         }
         arena = Arena.ofShared();
         MemorySegment pool = arena.allocate(pages * pageBytes, 64);
         for (long off = 0; off < pool.byteSize(); off += Float.BYTES) {
             pool.set(LE_FLOAT, off, (float) random.nextGaussian());
         }
-        kv = new PagedKv(pool, pageBytes, blockSize, 0, planeBytes, table);
-        q = new float[batch * heads * headDim];
+        kvs = new PagedKv[sequences];
+        rows = new int[sequences];
+        starts = new int[sequences];
+        for (int s = 0; s < sequences; s++) {
+            kvs[s] = new PagedKv(pool, pageBytes, blockSize, 0, planeBytes,
+                    Arrays.copyOfRange(order, s * pagesPerSequence, (s + 1) * pagesPerSequence));
+            rows[s] = batch;
+            starts[s] = context - batch;
+        }
+        q = new float[sequences * batch * heads * headDim];
         for (int i = 0; i < q.length; i++) {
             q[i] = (float) random.nextGaussian();
         }
@@ -113,7 +130,11 @@ public class AttentionBenchmark {
 
     @Benchmark
     public float[] attention() {
-        kernels.attention(q, kv, out, batch, context - batch, heads, kvHeads, headDim, scale);
+        if (sequences == 1) {
+            kernels.attention(q, kvs[0], out, batch, context - batch, heads, kvHeads, headDim, scale);
+        } else {
+            kernels.attention(q, out, kvs, rows, starts, sequences, heads, kvHeads, headDim, scale);
+        }
         return out;
     }
 }
