@@ -96,8 +96,7 @@ final class RunCommand implements Callable<Integer> {
                 generator.generate(prompt, new Sampler(params, loaded.config().vocabSize()), maxTokens, token -> false,
                         token -> { });
             }
-            // The output continues the prompt, so its first token keeps its leading space.
-            DecodeOptions decodeOptions = new DecodeOptions(false, true);
+            DecodeOptions decodeOptions = DecodeOptions.CONTINUATION;
             IncrementalDecoder streaming = tokenizer.newIncrementalDecoder(decodeOptions);
             Generator.Result result = generator.generate(prompt, new Sampler(params, loaded.config().vocabSize()),
                     maxTokens, tokenizer::isEndOfGeneration, token -> {

@@ -48,7 +48,7 @@ public final class DirectTarget implements Target {
             int[] prompt = prompt(request);
             GenerateRequest generate = new GenerateRequest("bench-" + IDS.incrementAndGet(), prompt,
                     SamplingOptions.greedy(), request.maxTokens(), true, -1);
-            IncrementalDecoder decoder = endpoint.tokenizer().newIncrementalDecoder(DecodeOptions.DEFAULT);
+            IncrementalDecoder decoder = endpoint.tokenizer().newIncrementalDecoder(DecodeOptions.CONTINUATION);
             StringBuilder text = new StringBuilder();
             LongList itl = new LongList();
             long[] timing = {-1, 0};

@@ -58,7 +58,7 @@ public final class TextStream {
 
         State(Tokenizer tokenizer, List<String> stops, int promptTokens, Runnable onStopString) {
             this.onStopString = onStopString;
-            this.decoder = tokenizer.newIncrementalDecoder(DecodeOptions.DEFAULT);
+            this.decoder = tokenizer.newIncrementalDecoder(DecodeOptions.CONTINUATION);
             this.matcher = stops.isEmpty() ? null : new StopStringMatcher(stops);
             this.promptTokens = promptTokens;
         }

@@ -16,4 +16,11 @@ public record DecodeOptions(boolean renderSpecial, boolean keepLeadingSpace) {
 
     /** llama.cpp's default detokenization: special tokens hidden, the model's leading-space rule applied. */
     public static final DecodeOptions DEFAULT = new DecodeOptions(false, false);
+
+    /**
+     * Generated text, which continues its prompt: special tokens hidden and the first token's leading
+     * space kept, as llama.cpp's server and CLI print each token's piece. (Removing it would turn a
+     * completion of "The dog" into "was …" instead of " was …".)
+     */
+    public static final DecodeOptions CONTINUATION = new DecodeOptions(false, true);
 }

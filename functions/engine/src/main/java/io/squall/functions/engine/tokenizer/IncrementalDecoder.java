@@ -15,7 +15,8 @@ import java.util.Objects;
  * <p>The text is the concatenation of the tokens' pieces, as llama.cpp's server streams it, with the
  * leading-space rule of {@link DecodeOptions}: with a SentencePiece vocabulary and
  * {@link DecodeOptions#DEFAULT}, one leading space of the first token fed is removed, as
- * {@code llama_detokenize} does for a sequence that starts there. Unlike {@link Tokenizer#decode},
+ * {@code llama_detokenize} does for a sequence that starts there; generated text, which continues a
+ * prompt, is decoded with {@link DecodeOptions#CONTINUATION}, which keeps it. Unlike {@link Tokenizer#decode},
  * no clean-up of spaces before punctuation is applied (it needs look-ahead and llama.cpp's server does
  * not apply it either).
  *
