@@ -150,6 +150,39 @@ class OpenAiHttpIT {
     }
 
     @Test
+    void echoStartsEachChoiceWithItsPromptStreamedOrNot() throws Exception {
+        String request = "{\"model\":\"demo\",\"prompt\":%s,\"max_tokens\":4,\"temperature\":0,\"ignore_eos\":true%s}";
+        String prompt = "Hello there";
+        JsonNode plain = json(http.post("/v1/completions", request.formatted(JSON.writeValueAsString(prompt), "")).body());
+        String generated = plain.path("choices").path(0).path("text").asText();
+
+        JsonNode echoed = json(http.post("/v1/completions",
+                request.formatted(JSON.writeValueAsString(prompt), ",\"echo\":true,\"n\":2")).body());
+        assertThat(echoed.path("choices")).hasSize(2);
+        for (JsonNode choice : echoed.path("choices")) {
+            assertThat(choice.path("text").asText()).isEqualTo(prompt + generated);
+        }
+        assertThat(echoed.path("usage").path("completion_tokens").asInt()).isEqualTo(8);
+
+        List<String> data = Http.sseData(http.post("/v1/completions",
+                request.formatted(JSON.writeValueAsString(prompt), ",\"echo\":true,\"stream\":true")).body());
+        assertThat(json(data.getFirst()).path("choices").path(0).path("text").asText()).isEqualTo(prompt);
+        StringBuilder streamed = new StringBuilder();
+        for (String event : data.subList(0, data.size() - 1)) {
+            streamed.append(json(event).path("choices").path(0).path("text").asText());
+        }
+        assertThat(streamed.toString()).isEqualTo(prompt + generated);
+
+        int[] ids = worker.endpoint.tokenizer().encode(prompt, io.squall.functions.engine.tokenizer.EncodeOptions.TEXT);
+        JsonNode fromIds = json(http.post("/v1/completions", request.formatted(JSON.writeValueAsString(ids),
+                ",\"echo\":true")).body());
+        assertThat(fromIds.path("choices").path(0).path("text").asText()).startsWith(prompt);
+
+        assertError(http.post("/v1/completions", request.formatted(JSON.writeValueAsString(prompt),
+                ",\"echo\":true,\"logprobs\":1")), 400, null);
+    }
+
+    @Test
     void chatLogprobsHaveTheOpenAiShape() throws Exception {
         JsonNode body = json(http.post("/v1/chat/completions", """
                 {"model":"demo","messages":[{"role":"system","content":"s"},{"role":"user","content":"u"}],

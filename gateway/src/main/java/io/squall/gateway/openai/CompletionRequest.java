@@ -10,8 +10,9 @@ import java.util.List;
  *
  * @param params  the shared generation parameters
  * @param prompts the prompts, at least one; each choice index is {@code promptIndex * n + i}
+ * @param echo    whether each choice's text starts with its prompt (a token-id prompt as decoded text)
  */
-public record CompletionRequest(GenerationParams params, List<Prompt> prompts) {
+public record CompletionRequest(GenerationParams params, List<Prompt> prompts, boolean echo) {
 
     /** Most prompts one request may batch. */
     public static final int MAX_PROMPTS = 16;
@@ -47,8 +48,10 @@ public record CompletionRequest(GenerationParams params, List<Prompt> prompts) {
             params = new GenerationParams(params.model(), 16, params.n(), params.stop(), params.sampling(),
                     params.topLogprobs(), params.stream(), params.includeUsage(), params.ignoreEos());
         }
-        if (Fields.bool(body, "echo", false)) {
-            throw ApiException.invalid("echo", "'echo' is not supported");
+        boolean echo = Fields.bool(body, "echo", false);
+        if (echo && logprobs != null) {
+            throw ApiException.invalid("echo", "'echo' with 'logprobs' is not supported: the log-probabilities of "
+                    + "prompt tokens are not computed");
         }
         if (Fields.given(body, "suffix")) {
             throw ApiException.invalid("suffix", "'suffix' is not supported");
@@ -57,7 +60,7 @@ public record CompletionRequest(GenerationParams params, List<Prompt> prompts) {
         if (bestOf != null && bestOf != params.n()) {
             throw ApiException.invalid("best_of", "'best_of' other than 'n' is not supported");
         }
-        return new CompletionRequest(params, prompts(body.get("prompt")));
+        return new CompletionRequest(params, prompts(body.get("prompt")), echo);
     }
 
     private static List<Prompt> prompts(JsonNode prompt) {

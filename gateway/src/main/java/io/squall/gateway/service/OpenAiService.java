@@ -107,8 +107,8 @@ public final class OpenAiService {
             int[] prompt = served.preprocessor().chat(chat.messages(), chat.tools());
             int budget = served.preprocessor().budget(prompt.length, chat.params().maxTokens());
             boolean tools = chat.tools() != null;
-            Job job = new Job(Route.CHAT, served, chat.params(), List.of(prompt), new int[] {budget}, start, tools,
-                    request.emitOn());
+            Job job = new Job(Route.CHAT, served, chat.params(), List.of(prompt), List.of(), new int[] {budget}, start,
+                    tools, request.emitOn());
             ResponseFormat format = new ChatFormat(newId("chatcmpl-"), Instant.now().getEpochSecond(), model,
                     served.endpoint().tokenizer(), job.choices(), tools);
             return reply(job, format, request.delivery());
@@ -128,6 +128,7 @@ public final class OpenAiService {
             model = served.name();
             served.preprocessor().checkLogitBias(completion.params().sampling().logitBias());
             List<int[]> prompts = new ArrayList<>();
+            List<String> echoes = new ArrayList<>();
             int[] budgets = new int[completion.prompts().size()];
             for (CompletionRequest.Prompt prompt : completion.prompts()) {
                 int[] ids = switch (prompt) {
@@ -136,8 +137,14 @@ public final class OpenAiService {
                 };
                 budgets[prompts.size()] = served.preprocessor().budget(ids.length, completion.params().maxTokens());
                 prompts.add(ids);
+                if (completion.echo()) {
+                    echoes.add(switch (prompt) {
+                        case CompletionRequest.Prompt.Text text -> text.text();
+                        case CompletionRequest.Prompt.Tokens tokens -> served.endpoint().tokenizer().decode(tokens.ids());
+                    });
+                }
             }
-            Job job = new Job(Route.COMPLETIONS, served, completion.params(), prompts, budgets, start, false,
+            Job job = new Job(Route.COMPLETIONS, served, completion.params(), prompts, echoes, budgets, start, false,
                     request.emitOn());
             ResponseFormat format = new CompletionFormat(newId("cmpl-"), Instant.now().getEpochSecond(), model,
                     served.endpoint().tokenizer(), job.choices());
@@ -160,11 +167,12 @@ public final class OpenAiService {
      * What one accepted request runs.
      *
      * @param prompts one or more prompts; choice {@code i} continues prompt {@code i / n}
+     * @param echoes  per prompt, the text each of its choices starts with ({@code echo}); empty when not echoing
      * @param budgets token budget per prompt
      * @param emitOn  where the worker's tokens are turned into output
      */
     private record Job(Route route, ModelRegistry.Served served, GenerationParams params, List<int[]> prompts,
-                       int[] budgets, long startNanos, boolean toolsActive, Scheduler emitOn) {
+                       List<String> echoes, int[] budgets, long startNanos, boolean toolsActive, Scheduler emitOn) {
 
         int choices() {
             return prompts.size() * params.n();
@@ -247,6 +255,10 @@ public final class OpenAiService {
                 .publishOn(job.emitOn(), TOKEN_WINDOW);
         Flux<TextDelta> text = TextStream.of(upstream, job.served().endpoint().tokenizer(), params.stop(), prompt.length,
                 () -> metrics.cancellation("stop_string"));
+        if (!job.echoes().isEmpty()) {
+            // The prompt comes first, as its own delta of no tokens: the first chunk of a stream.
+            text = Flux.just(new TextDelta(job.echoes().get(promptIndex), 0, List.of(), null, null)).concatWith(text);
+        }
         if (job.toolsActive()) {
             // Tool calls are parsed from the whole output, so a choice's text is sent in one piece.
             text = text.reduce(TextDelta::append).flux();
