@@ -12,7 +12,6 @@ import io.squall.functions.api.KvBlockFrame;
 import io.squall.functions.api.KvPushHeader;
 import io.squall.functions.api.PrefillRequest;
 import io.squall.functions.api.SamplingOptions;
-import io.squall.functions.api.TokenChunk;
 import io.squall.functions.api.codec.WireFormat;
 import io.squall.functions.api.discovery.InstanceId;
 import io.squall.functions.api.discovery.LoadReport;
@@ -52,8 +51,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
@@ -157,8 +154,8 @@ class DisaggregatedPrefillIT {
         int expectedBlocks = 0;
         for (int length : new int[] {10 * BLOCK, 10 * BLOCK + 5, 3 * BLOCK + 1, 7 * BLOCK + 15}) {
             int[] prompt = tokens(length);
-            Result local = generate(aggregated, prompt, SamplingOptions.greedy());
-            Result remote = generate(decode, prompt, SamplingOptions.greedy());
+            ItSupport.Generated local = generate(aggregated, prompt, SamplingOptions.greedy());
+            ItSupport.Generated remote = generate(decode, prompt, SamplingOptions.greedy());
             assertThat(remote.tokens()).as("prompt of %d tokens", length).containsExactly(local.tokens());
             expectedBlocks += (length - 1) / BLOCK;
         }
@@ -175,7 +172,7 @@ class DisaggregatedPrefillIT {
         int[] prompt = concat(prefix, tokens(4 * BLOCK + 3));
         double receivedBefore = metric(decode, "squall_worker_kv_blocks_received_total");
 
-        Result remote = generate(decode, prompt, SamplingOptions.greedy());
+        ItSupport.Generated remote = generate(decode, prompt, SamplingOptions.greedy());
 
         assertThat(remote.usage().cachedTokens()).isEqualTo(prefix.length);
         assertThat(metric(decode, "squall_worker_kv_blocks_received_total")).isEqualTo(receivedBefore + 4);
@@ -227,7 +224,7 @@ class DisaggregatedPrefillIT {
             int[] prompt = tokens(5 * BLOCK + 9);
             double before = fallbacks(lonelyDecode, fault.reason());
             try (FakePrefillWorker fake = FakePrefillWorker.start(fault.push(), worker)) {
-                Result result = generate(lonelyDecode, prompt, SamplingOptions.greedy());
+                ItSupport.Generated result = generate(lonelyDecode, prompt, SamplingOptions.greedy());
 
                 assertThat(fake.asked.get()).as("the fake prefill worker was asked").isEqualTo(1);
                 assertThat(result.tokens()).as(fault.reason())
@@ -343,22 +340,9 @@ class DisaggregatedPrefillIT {
                 WireFormat.crc32c(payload) ^ crcFlip);
     }
 
-    private record Result(int[] tokens, TokenChunk.Usage usage) {
-    }
-
-    private static Result generate(WorkerApplication worker, int[] prompt, SamplingOptions sampling) {
-        RSocket rsocket = StageConnections.tcp("127.0.0.1", worker.worker().rsocketPort()).block(TIMEOUT);
-        try {
-            List<TokenChunk> chunks = new RSocketGenerateClient(rsocket)
-                    .generate(new GenerateRequest("disagg-" + random.nextInt(), prompt, sampling, OUTPUT, true, -1))
-                    .collectList()
-                    .block(TIMEOUT);
-            List<Integer> tokens = new ArrayList<>();
-            chunks.forEach(chunk -> Arrays.stream(chunk.tokenIds()).forEach(tokens::add));
-            return new Result(tokens.stream().mapToInt(Integer::intValue).toArray(), chunks.getLast().usage());
-        } finally {
-            rsocket.dispose();
-        }
+    private static ItSupport.Generated generate(WorkerApplication worker, int[] prompt, SamplingOptions sampling) {
+        return ItSupport.generate(worker.worker().rsocketPort(),
+                new GenerateRequest("disagg-" + random.nextInt(), prompt, sampling, OUTPUT, true, -1));
     }
 
     /** The sum of a metric's samples (all labels) on the worker's {@code /metrics}; 0 when absent. */

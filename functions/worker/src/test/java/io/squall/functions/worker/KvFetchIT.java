@@ -13,7 +13,6 @@ import io.squall.functions.api.GenerateRequest;
 import io.squall.functions.api.KvBlockFrame;
 import io.squall.functions.api.KvFetchRequest;
 import io.squall.functions.api.SamplingOptions;
-import io.squall.functions.api.TokenChunk;
 import io.squall.functions.api.codec.WireFormat;
 import io.squall.functions.api.discovery.InstanceId;
 import io.squall.functions.api.discovery.LoadReport;
@@ -22,8 +21,6 @@ import io.squall.functions.api.discovery.WorkerInstance;
 import io.squall.functions.api.discovery.WorkerRole;
 import io.squall.functions.api.discovery.hazelcast.DiscoveryConfig;
 import io.squall.functions.api.discovery.hazelcast.HazelcastDiscovery;
-import io.squall.functions.api.rsocket.RSocketGenerateClient;
-import io.squall.functions.api.rsocket.StageConnections;
 import io.squall.functions.engine.batch.BatchConfig;
 import io.squall.functions.engine.generate.Generator;
 import io.squall.functions.engine.model.Architecture;
@@ -54,7 +51,6 @@ import reactor.core.publisher.Flux;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -138,7 +134,7 @@ class KvFetchIT {
                 hash -> directory.locations(hash).contains(new BlockLocation(holder, Tier.G2))));
 
         int[] extended = concat(prompt, tokens(BLOCK + 5));
-        Result onB = generate(b.worker(), extended);
+        ItSupport.Generated onB = generate(b.worker(), extended);
 
         assertThat(onB.usage().cachedTokens()).isEqualTo(prompt.length);
         assertThat(onB.tokens()).containsExactly(greedy(extended));
@@ -162,7 +158,7 @@ class KvFetchIT {
                     directory.add(hash, new BlockLocation(peer.id.workerId(), Tier.G2));
                 }
                 int before = asked.get();
-                Result onB = generate(b.worker(), prompt);
+                ItSupport.Generated onB = generate(b.worker(), prompt);
 
                 assertThat(asked.get()).as("the peer was asked").isGreaterThan(before);
                 assertThat(onB.usage().cachedTokens()).isZero();
@@ -216,23 +212,9 @@ class KvFetchIT {
         return ByteBufPayload.create(Unpooled.wrappedBuffer(bytes));
     }
 
-    private record Result(int[] tokens, TokenChunk.Usage usage) {
-    }
-
-    private static Result generate(Worker worker, int[] prompt) {
-        RSocket rsocket = StageConnections.tcp("127.0.0.1", worker.rsocketPort()).block(TIMEOUT);
-        try {
-            List<TokenChunk> chunks = new RSocketGenerateClient(rsocket)
-                    .generate(new GenerateRequest("kv-fetch-" + random.nextInt(), prompt, SamplingOptions.greedy(),
-                            OUTPUT, true, -1))
-                    .collectList()
-                    .block(TIMEOUT);
-            List<Integer> tokens = new ArrayList<>();
-            chunks.forEach(chunk -> Arrays.stream(chunk.tokenIds()).forEach(tokens::add));
-            return new Result(tokens.stream().mapToInt(Integer::intValue).toArray(), chunks.getLast().usage());
-        } finally {
-            rsocket.dispose();
-        }
+    private static ItSupport.Generated generate(Worker worker, int[] prompt) {
+        return ItSupport.generate(worker.rsocketPort(),
+                new GenerateRequest("kv-fetch-" + random.nextInt(), prompt, SamplingOptions.greedy(), OUTPUT, true, -1));
     }
 
     private static int[] greedy(int[] prompt) {
