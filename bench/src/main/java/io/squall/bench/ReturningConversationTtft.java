@@ -69,7 +69,7 @@ public final class ReturningConversationTtft {
         int historyBlocks = (history + NEW_TURN + 1) / BLOCK + 2;
         // G1 fits one conversation; with G1_HIT it fits everything so nothing is evicted.
         int g1Blocks = mode == Mode.G1_HIT ? 8 * historyBlocks : historyBlocks + 2;
-        long blockBytes = KvPool.layout(model.config(), BLOCK).blockBytes();
+        long blockBytes = model.config().kvLayout(BLOCK).blockBytes();
         OffloadConfig offload = switch (mode) {
             case G2_HOST -> new OffloadConfig(List.<BlockStore>of(new HostBlockStore(8L * historyBlocks * blockBytes, blockBytes)),
                     new OffloadPolicy(true, Integer.MAX_VALUE, false), 64, 4096);
@@ -79,7 +79,7 @@ public final class ReturningConversationTtft {
             default -> null;
         };
         BatchConfig config = new BatchConfig(4, 512, true, 64, mode != Mode.RECOMPUTE);
-        try (KvPool kv = KvPool.create(model.config(), g1Blocks, BLOCK, offload,
+        try (KvPool kv = KvPool.create(model.config().kvLayout(BLOCK), g1Blocks, offload,
                 new KvEventPublisher(new WorkerId(1), events -> { }), KvStats.NONE);
              BatchScheduler scheduler = new BatchScheduler(
                      new Transformer(model.config(), model.weights(), kernels, history + 4 * NEW_TURN + 64),

@@ -1,6 +1,7 @@
 package io.squall.cli;
 
 import io.squall.functions.engine.model.Model;
+import io.squall.functions.engine.model.ForwardPass;
 import io.squall.functions.engine.model.Transformer;
 import io.squall.kernels.Kernels;
 import picocli.CommandLine.Command;
@@ -39,7 +40,7 @@ final class LogitsCommand implements Callable<Integer> {
         try (Model loaded = Model.load(model); Kernels kernels = Kernels.best()) {
             Transformer transformer = new Transformer(loaded.config(), loaded.weights(), kernels, tokens.length);
             float[] logits = new float[loaded.config().vocabSize()];
-            transformer.forward(List.of(new Transformer.Segment(transformer.newCache(), tokens, 0, tokens.length, logits)));
+            transformer.forward(List.of(new ForwardPass.Segment(transformer.newCache(), tokens, 0, tokens.length, logits)));
             int argmax = 0;
             for (int i = 1; i < logits.length; i++) {
                 if (logits[i] > logits[argmax]) {

@@ -1,4 +1,6 @@
 /**
- * The planner: metric collection, load predictors, profiles, replica targets and the connectors that apply them.
+ * The planner: it sizes the worker pools ({@link io.squall.scheduler.Pool}) of a graph against latency targets
+ * and hands its decisions to a {@link io.squall.scheduler.ScalingConnector} ({@code local}, {@code knative},
+ * {@code dry-run}). Framework-free.
  */
 package io.squall.scheduler;

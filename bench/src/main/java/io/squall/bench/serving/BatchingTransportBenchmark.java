@@ -80,7 +80,7 @@ public final class BatchingTransportBenchmark {
 
     private static Engine engine(Model model, Kernels kernels, int positions, boolean chunked) {
         BatchConfig config = new BatchConfig(64, 512, chunked, 1024, true);
-        KvPool kv = KvPool.create(model.config(), 4096, 16, null, new KvEventPublisher(new WorkerId(1), events -> { }),
+        KvPool kv = KvPool.create(model.config().kvLayout(16), 4096, null, new KvEventPublisher(new WorkerId(1), events -> { }),
                 KvStats.NONE);
         return new Engine(new BatchScheduler(new Transformer(model.config(), model.weights(), kernels, positions), config,
                 t -> false, kv), kv);

@@ -40,7 +40,7 @@ final class EmbeddedStack implements AutoCloseable {
         model = Model.load(file);
         kernels = Kernels.best();
         int context = model.config().contextLength();
-        kv = KvConfig.inMemory(KV_BLOCKS).open(model.config(), new WorkerId(1), KvEventSink.DISCARD, KvStats.NONE);
+        kv = KvConfig.inMemory(KV_BLOCKS).open(model.config().kvLayout(16), new WorkerId(1), KvEventSink.DISCARD, KvStats.NONE);
         scheduler = new BatchScheduler(new Transformer(model.config(), model.weights(), kernels, context),
                 BatchConfig.defaults(), Tokenizers.fromGguf(model.metadata())::isEndOfGeneration, kv);
         endpoint = ModelEndpoint.fromGguf(model.metadata(), new SchedulerGenerateService(scheduler));

@@ -1,30 +1,31 @@
 package io.squall.functions.worker;
 
-import io.squall.functions.engine.model.Model;
-import io.squall.kernels.Kernels;
-
-import java.util.Objects;
+import io.squall.functions.engine.gguf.GgufMetadata;
+import io.squall.functions.engine.model.ForwardPass;
 
 /**
- * A loaded model and the kernels to run it, as a worker receives them from a {@link ModelSource}.
- * Closing releases them only when this handle owns them.
+ * What a worker runs, as it receives it from a {@link ModelSource}: the model's vocabulary and name, and
+ * the forward pass its scheduler steps. A {@link ModelEngine} computes with real weights; a simulated engine
+ * times each step by a model instead.
  *
- * @param model the mapped weights and configuration
- * @param kernels the compute kernels; usable by one forward pass at a time
- * @param owned whether {@link #close()} closes the model and kernels
+ * <p>Thread-safety: {@link #forwardPass} may be called from any thread; each pass it returns is used by one
+ * scheduler thread.
  */
-public record Engine(Model model, Kernels kernels, boolean owned) implements AutoCloseable {
+public interface Engine extends AutoCloseable {
 
-    public Engine {
-        Objects.requireNonNull(model, "model");
-        Objects.requireNonNull(kernels, "kernels");
-    }
+    /** The model's name, as discovery advertises it. */
+    String modelName();
 
+    /** The GGUF metadata holding the vocabulary (and chat template) the worker's tokenizer reads. */
+    GgufMetadata metadata();
+
+    /** A new forward pass for one scheduler, running sequences of up to {@code maxPositions} tokens. */
+    ForwardPass forwardPass(int maxPositions);
+
+    /** What computes, for the start-up log, e.g. the kernels' name. */
+    String describe();
+
+    /** Releases what this engine owns. */
     @Override
-    public void close() {
-        if (owned) {
-            kernels.close();
-            model.close();
-        }
-    }
+    void close();
 }

@@ -18,7 +18,7 @@ public interface ModelSource {
         Objects.requireNonNull(file, "file");
         return () -> {
             Model model = Model.load(file);
-            return new Engine(model, Kernels.best(), true);
+            return new ModelEngine(model, Kernels.best(), true);
         };
     }
 
@@ -28,7 +28,7 @@ public interface ModelSource {
      * workers.
      */
     static ModelSource shared(Model model, Kernels kernels) {
-        Engine engine = new Engine(model, new ExclusiveKernels(kernels), false);
+        Engine engine = new ModelEngine(model, new ExclusiveKernels(kernels), false);
         return () -> engine;
     }
 }

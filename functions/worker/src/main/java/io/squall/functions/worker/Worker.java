@@ -21,7 +21,7 @@ import io.squall.functions.worker.kv.RemoteBlockStore;
 import io.squall.functions.worker.rsocket.RSocketKvPeers;
 import io.squall.kvgrid.metrics.prometheus.PrometheusKvStats;
 import io.squall.functions.engine.batch.BatchStats;
-import io.squall.functions.engine.model.Transformer;
+import io.squall.functions.engine.model.ForwardPass;
 import io.squall.functions.engine.tokenizer.Tokenizer;
 import io.squall.functions.engine.tokenizer.Tokenizers;
 import io.squall.functions.worker.http.StageHttpServer;
@@ -118,14 +118,13 @@ public final class Worker implements AutoCloseable {
     private void load() {
         try {
             Engine opened = models.open();
-            Tokenizer tokenizer = Tokenizers.fromGguf(opened.model().metadata());
-            Transformer transformer = new Transformer(opened.model().config(), opened.model().weights(), opened.kernels(),
-                    config.maxPositions());
-            KvPool pool = config.kv().open(opened.model().config(), id.workerId(), sharing.events(),
+            Tokenizer tokenizer = Tokenizers.fromGguf(opened.metadata());
+            ForwardPass forwardPass = opened.forwardPass(config.maxPositions());
+            KvPool pool = config.kv().open(forwardPass.kvLayout(config.kv().blockSize()), id.workerId(), sharing.events(),
                     new PrometheusKvStats(registry), sharing.directory() == null ? null : blockBytes -> new RemoteBlockStore(
                             sharing.directory()::locations, id.workerId(), peers, blockBytes, KV_FETCH_TIMEOUT));
-            BatchScheduler started = new BatchScheduler(transformer, config.batch(), tokenizer::isEndOfGeneration, pool);
-            WorkerInstance instance = new WorkerInstance(id, config.role(), opened.model().name(), config.host(),
+            BatchScheduler started = new BatchScheduler(forwardPass, config.batch(), tokenizer::isEndOfGeneration, pool);
+            WorkerInstance instance = new WorkerInstance(id, config.role(), opened.modelName(), config.host(),
                     rsocketPort(), httpPort(), config.batch().maxRunningSequences(), LoadReport.idle(config.kv().blocks()));
             synchronized (lock) {
                 if (closed) {
@@ -141,8 +140,7 @@ public final class Worker implements AutoCloseable {
                 services = services(started, pool, instance);
                 registration = discovery.register(instance, () -> load(started.stats()));
             }
-            LOG.log(System.Logger.Level.INFO, "worker {0} ready: model {1}, kernels {2}", id, instance.model(),
-                    opened.kernels().name());
+            LOG.log(System.Logger.Level.INFO, "worker {0} ready: model {1}, {2}", id, instance.model(), opened.describe());
             ready.complete(instance);
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.ERROR, "worker " + id + " failed to start", e);

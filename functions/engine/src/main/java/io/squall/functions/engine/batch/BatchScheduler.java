@@ -1,7 +1,7 @@
 package io.squall.functions.engine.batch;
 
+import io.squall.functions.engine.model.ForwardPass;
 import io.squall.functions.engine.model.PagedKvCache;
-import io.squall.functions.engine.model.Transformer;
 import io.squall.functions.engine.sampling.SampledToken;
 import io.squall.functions.engine.sampling.Sampler;
 import io.squall.kvgrid.BlockHash;
@@ -22,7 +22,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntPredicate;
 
 /**
- * Continuous batching over one {@link Transformer}. A dedicated thread owns every sequence and runs
+ * Continuous batching over one {@link ForwardPass}. A dedicated thread owns every sequence and runs
  * steps: admit waiting sequences while KV blocks and batch slots allow, run one forward pass holding
  * one token of each decoding sequence that has demand plus prompt chunks up to the token budget, then
  * sample and deliver. Sequences join and leave between steps.
@@ -50,7 +50,7 @@ public final class BatchScheduler implements AutoCloseable {
     /** How long an idle scheduler sleeps before re-checking, as a safety net; wake-ups are explicit. */
     private static final long IDLE_POLL_MILLIS = 200;
 
-    private final Transformer transformer;
+    private final ForwardPass forwardPass;
     private final BatchConfig config;
     private final IntPredicate isEndOfGeneration;
     private final KvPool kv;
@@ -58,7 +58,7 @@ public final class BatchScheduler implements AutoCloseable {
     private final AtomicInteger queued = new AtomicInteger();
     private final ArrayDeque<Sequence> waiting = new ArrayDeque<>();
     private final List<Sequence> running = new ArrayList<>();
-    private final List<Transformer.Segment> segments = new ArrayList<>();
+    private final List<ForwardPass.Segment> segments = new ArrayList<>();
     private final List<Sequence> scheduled = new ArrayList<>();
     private final Thread thread;
     private volatile boolean closed;
@@ -75,13 +75,14 @@ public final class BatchScheduler implements AutoCloseable {
      * @param isEndOfGeneration the tokens that end a sequence (unless it ignores them)
      * @param kv the KV storage, used only by the scheduler thread from now on; its layout must be the model's
      */
-    public BatchScheduler(Transformer transformer, BatchConfig config, IntPredicate isEndOfGeneration, KvPool kv) {
-        this.transformer = transformer;
+    public BatchScheduler(ForwardPass forwardPass, BatchConfig config, IntPredicate isEndOfGeneration, KvPool kv) {
+        this.forwardPass = forwardPass;
         this.config = config;
         this.isEndOfGeneration = isEndOfGeneration;
         this.kv = kv;
-        if (!KvPool.layout(transformer.config(), kv.pool().layout().blockSize()).equals(kv.pool().layout())) {
-            throw new IllegalArgumentException("the KV pool's layout " + kv.pool().layout() + " does not fit the model");
+        if (!forwardPass.kvLayout(kv.pool().layout().blockSize()).equals(kv.pool().layout())) {
+            throw new IllegalArgumentException("the KV pool's layout " + kv.pool().layout() + " does not fit the forward pass's "
+                    + forwardPass.kvLayout(kv.pool().layout().blockSize()));
         }
         this.stats = new BatchStats(0, 0, kv.pool().capacity(), kv.pool().capacity(), 0, 0, 0, 0, 0);
         this.thread = Thread.ofPlatform().name("squall-batch").daemon(true).start(this::loop);
@@ -113,7 +114,7 @@ public final class BatchScheduler implements AutoCloseable {
     public Admission submit(GenerationRequest request, TokenSink sink, RemotePrefill remote) {
         Objects.requireNonNull(remote, "remote");
         int promptLength = request.promptLength();
-        int context = transformer.maxPositions();
+        int context = forwardPass.maxPositions();
         if (promptLength >= context) {
             return new Admission.Rejected("the prompt has " + promptLength + " tokens; the context holds " + context
                     + " including at least one generated token", false);
@@ -122,7 +123,7 @@ public final class BatchScheduler implements AutoCloseable {
             return new Admission.Rejected("the prompt needs " + blocksFor(promptLength + 1)
                     + " KV blocks; the worker has " + kv.pool().capacity(), false);
         }
-        int vocab = transformer.config().vocabSize();
+        int vocab = forwardPass.vocabSize();
         for (int i = 0; i < promptLength; i++) {
             int token = request.promptToken(i);
             if (token < 0 || token >= vocab) {
@@ -198,7 +199,7 @@ public final class BatchScheduler implements AutoCloseable {
     private void admit() {
         while (!waiting.isEmpty() && running.size() < config.maxRunningSequences()) {
             Sequence next = waiting.peekFirst();
-            PagedKvCache cache = new PagedKvCache(kv.pool(), kv.hasher(), transformer.maxPositions());
+            PagedKvCache cache = new PagedKvCache(kv.pool(), kv.hasher(), forwardPass.maxPositions());
             List<StoredBlock> reusable = config.prefixCaching() ? cache.reusePrefix(next.tokens, next.tokenCount) : List.of();
             if (blocksFor(next.tokenCount + 1) - cache.blockCount() > kv.pool().freeBlocks()) {
                 cache.release();
@@ -346,7 +347,7 @@ public final class BatchScheduler implements AutoCloseable {
         }
         int stepTokens = config.maxBatchedTokens() - budget;
         try {
-            transformer.forward(segments);
+            forwardPass.forward(segments);
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.ERROR, "forward pass failed; failing its " + scheduled.size() + " sequences", e);
             for (Sequence s : scheduled) {
@@ -373,7 +374,7 @@ public final class BatchScheduler implements AutoCloseable {
     private void schedule(Sequence s, int count) {
         boolean reachesEnd = s.computed() + count == s.tokenCount;
         promptTokensComputed += Math.max(0, Math.min(count, s.request.promptLength() - s.computed()));
-        segments.add(new Transformer.Segment(s.cache, s.tokens, s.computed(), count, reachesEnd ? s.logits : null));
+        segments.add(new ForwardPass.Segment(s.cache, s.tokens, s.computed(), count, reachesEnd ? s.logits : null));
         scheduled.add(s);
     }
 

@@ -1,6 +1,5 @@
 package io.squall.functions.engine.batch;
 
-import io.squall.functions.engine.model.ModelConfig;
 import io.squall.kvgrid.hash.BlockHasher;
 import io.squall.kvgrid.metrics.KvStats;
 import io.squall.kvgrid.offload.OffloadConfig;
@@ -9,7 +8,6 @@ import io.squall.kvgrid.pool.BlockPool;
 import io.squall.kvgrid.pool.BlockPoolConfig;
 import io.squall.kvgrid.pool.EvictionPolicy;
 import io.squall.kvgrid.pool.EvictionSink;
-import io.squall.kvgrid.pool.KvElementType;
 import io.squall.kvgrid.pool.KvEventPublisher;
 import io.squall.kvgrid.pool.KvLayout;
 
@@ -38,23 +36,17 @@ public record KvPool(BlockPool pool, BlockHasher hasher, OffloadManager offload,
         }
     }
 
-    /** The page layout of {@code model} with {@code blockSize} tokens per page (F32 keys and values). */
-    public static KvLayout layout(ModelConfig model, int blockSize) {
-        return new KvLayout(model.layers(), model.kvHeads(), model.headDim(), blockSize, KvElementType.F32);
-    }
-
     /**
-     * A pool of {@code blocks} pages with LRU eviction and, when {@code offload} is given, lower tiers.
+     * A pool of {@code blocks} pages of {@code layout} with LRU eviction and, when {@code offload} is given, lower tiers.
      *
      * @param offload the lower tiers' configuration, or {@code null} for G1 only
      */
-    public static KvPool create(ModelConfig model, int blocks, int blockSize, OffloadConfig offload,
-                                KvEventPublisher events, KvStats stats) {
-        KvLayout layout = layout(model, blockSize);
+    public static KvPool create(KvLayout layout, int blocks, OffloadConfig offload, KvEventPublisher events,
+                                KvStats stats) {
         OffloadManager manager = offload == null ? null : new OffloadManager(offload, events, stats);
         EvictionSink sink = manager == null ? EvictionSink.DISCARD : manager;
         BlockPool pool = new BlockPool(new BlockPoolConfig(layout, blocks), EvictionPolicy.lru(), events, sink, stats);
-        return new KvPool(pool, BlockHasher.of(blockSize), manager, events);
+        return new KvPool(pool, BlockHasher.of(layout.blockSize()), manager, events);
     }
 
     /** Stops the offload thread (finishing queued copies) and frees the pages. */

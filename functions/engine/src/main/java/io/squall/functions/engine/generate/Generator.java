@@ -1,5 +1,6 @@
 package io.squall.functions.engine.generate;
 
+import io.squall.functions.engine.model.ForwardPass;
 import io.squall.functions.engine.model.KvCache;
 import io.squall.functions.engine.model.Transformer;
 import io.squall.functions.engine.sampling.Sampler;
@@ -106,7 +107,7 @@ public final class Generator {
                 break;
             }
             next[0] = token;
-            transformer.forward(List.of(new Transformer.Segment(cache, next, 0, 1, logits)));
+            transformer.forward(List.of(new ForwardPass.Segment(cache, next, 0, 1, logits)));
             steps++;
         }
         long decodeNanos = System.nanoTime() - decodeStart;
@@ -118,7 +119,7 @@ public final class Generator {
         for (int offset = 0; offset < prompt.length; offset += prefillChunk) {
             int count = Math.min(prefillChunk, prompt.length - offset);
             boolean last = offset + count == prompt.length;
-            transformer.forward(List.of(new Transformer.Segment(cache, prompt, offset, count, last ? logits : null)));
+            transformer.forward(List.of(new ForwardPass.Segment(cache, prompt, offset, count, last ? logits : null)));
         }
     }
 }

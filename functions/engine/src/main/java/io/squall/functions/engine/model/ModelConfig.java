@@ -1,6 +1,8 @@
 package io.squall.functions.engine.model;
 
 import io.squall.functions.engine.gguf.GgufMetadata;
+import io.squall.kvgrid.pool.KvElementType;
+import io.squall.kvgrid.pool.KvLayout;
 
 /**
  * The shape of a transformer, read from GGUF metadata ({@code <arch>.embedding_length} and friends).
@@ -48,6 +50,11 @@ public record ModelConfig(Architecture architecture, int dim, int layers, int he
     /** Width of all key (or value) heads together. */
     public int kvDim() {
         return kvHeads * headDim;
+    }
+
+    /** The KV page of this model: F32 keys and values of every layer's KV heads, {@code blockSize} tokens per page. */
+    public KvLayout kvLayout(int blockSize) {
+        return new KvLayout(layers, kvHeads, headDim, blockSize, KvElementType.F32);
     }
 
     /**

@@ -3,11 +3,10 @@ package io.squall.functions.engine.model;
 import io.squall.kernels.Kernels;
 import io.squall.kernels.PagedKv;
 import io.squall.kernels.WeightMatrix;
+import io.squall.kvgrid.pool.KvLayout;
 
 import java.util.Arrays;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Objects;
 
 /**
  * The forward pass of a llama-family decoder. One call runs a batch of rows drawn from one or more
@@ -17,27 +16,7 @@ import java.util.Objects;
  *
  * <p>Not thread-safe: scratch buffers are reused across calls.
  */
-public final class Transformer {
-
-    /**
-     * A run of tokens of one sequence, appended at the end of its cache.
-     *
-     * @param cache the sequence's cache; its length is the position of {@code tokens[offset]}
-     * @param tokens token ids
-     * @param offset first token to run
-     * @param count tokens to run, at least 1
-     * @param logits receives the logits of the last token ({@code vocabSize} floats), or {@code null} for none
-     */
-    public record Segment(KvCache cache, int[] tokens, int offset, int count, float[] logits) {
-        public Segment {
-            Objects.requireNonNull(cache, "cache");
-            Objects.requireNonNull(tokens, "tokens");
-            Objects.checkFromIndexSize(offset, count, tokens.length);
-            if (count < 1) {
-                throw new IllegalArgumentException("a segment runs at least one token");
-            }
-        }
-    }
+public final class Transformer implements ForwardPass {
 
     private final ModelConfig config;
     private final ModelWeights weights;
@@ -92,9 +71,20 @@ public final class Transformer {
         return config;
     }
 
+    @Override
+    public int vocabSize() {
+        return config.vocabSize();
+    }
+
     /** The longest sequence this transformer runs, in tokens. */
+    @Override
     public int maxPositions() {
         return maxPositions;
+    }
+
+    @Override
+    public KvLayout kvLayout(int blockSize) {
+        return config.kvLayout(blockSize);
     }
 
     /** A new, empty cache for one sequence. */
@@ -102,16 +92,10 @@ public final class Transformer {
         return new ContiguousKvCache(config.layers(), config.kvDim(), maxPositions);
     }
 
-    /**
-     * Runs {@code segments} (each of a different sequence), appending their keys and values to their
-     * caches and writing the requested logits.
-     *
-     * @throws IllegalArgumentException if a token id is out of the vocabulary, a sequence would exceed
-     *                                  {@link #maxPositions()}, or two segments share a cache; nothing
-     *                                  is changed then
-     */
+    /** Computes {@code segments}, writing their keys and values into their caches. */
+    @Override
     public void forward(List<Segment> segments) {
-        int rows = validate(segments);
+        int rows = ForwardPass.checkSegments(segments, config.vocabSize(), maxPositions);
         ensureCapacity(rows);
         int dim = config.dim();
         int row = 0;
@@ -130,37 +114,6 @@ public final class Transformer {
             segment.cache().advance(segment.count());
         }
         logits(segments);
-    }
-
-    private int validate(List<Segment> segments) {
-        if (segments.isEmpty()) {
-            throw new IllegalArgumentException("nothing to run: no segments");
-        }
-        IdentityHashMap<KvCache, Boolean> seen = new IdentityHashMap<>();
-        int rows = 0;
-        for (Segment segment : segments) {
-            if (seen.put(segment.cache(), Boolean.TRUE) != null) {
-                throw new IllegalArgumentException("two segments of one forward pass share a cache");
-            }
-            int end = segment.cache().length() + segment.count();
-            if (end > maxPositions) {
-                throw new IllegalArgumentException("sequence of " + end + " tokens exceeds the context of "
-                        + maxPositions + " tokens");
-            }
-            for (int j = 0; j < segment.count(); j++) {
-                int token = segment.tokens()[segment.offset() + j];
-                if (token < 0 || token >= config.vocabSize()) {
-                    throw new IllegalArgumentException("token id " + token + " is outside the vocabulary of "
-                            + config.vocabSize() + " tokens");
-                }
-            }
-            if (segment.logits() != null && segment.logits().length < config.vocabSize()) {
-                throw new IllegalArgumentException("logits buffer of " + segment.logits().length
-                        + " floats is smaller than the vocabulary of " + config.vocabSize());
-            }
-            rows += segment.count();
-        }
-        return rows;
     }
 
     private void attentionBlock(int l, List<Segment> segments, int rows) {

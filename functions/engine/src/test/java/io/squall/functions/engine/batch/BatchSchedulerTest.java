@@ -93,7 +93,7 @@ class BatchSchedulerTest {
     }
 
     private static KvPool pool(int blocks) {
-        return KvPool.create(model.config(), blocks, 16, null,
+        return KvPool.create(model.config().kvLayout(16), blocks, null,
                 new KvEventPublisher(new WorkerId(1), events -> { }), KvStats.NONE);
     }
 
@@ -162,7 +162,7 @@ class BatchSchedulerTest {
     @Test
     void eventsRecordedOffTheSchedulerThreadArePublishedWhileIdle() {
         Queue<KvEvent> published = new ConcurrentLinkedQueue<>();
-        try (KvPool kv = KvPool.create(model.config(), 8, 16, null,
+        try (KvPool kv = KvPool.create(model.config().kvLayout(16), 8, null,
                 new KvEventPublisher(new WorkerId(1), published::addAll), KvStats.NONE);
              BatchScheduler scheduler = new BatchScheduler(transformer(), BatchConfig.defaults(), token -> false, kv)) {
             // as the offload thread does after writing an evicted block to a lower tier, with no step to come

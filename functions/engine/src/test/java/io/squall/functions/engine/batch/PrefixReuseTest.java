@@ -97,7 +97,7 @@ class PrefixReuseTest {
         long cachedTokens = 0;
         BatchConfig config = new BatchConfig(4, 64, true, 64, prefixCaching);
         KvEventPublisher events = new KvEventPublisher(new WorkerId(7), batch -> { });
-        try (KvPool kv = KvPool.create(model.config(), g1Blocks, 16, offload, events, stats);
+        try (KvPool kv = KvPool.create(model.config().kvLayout(16), g1Blocks, offload, events, stats);
              BatchScheduler scheduler = new BatchScheduler(new Transformer(model.config(), model.weights(), kernels, 1024),
                      config, token -> false, kv)) {
             for (int turn = 0; turn < TURNS; turn++) {
@@ -177,7 +177,7 @@ class PrefixReuseTest {
         Outcome reference = converse(seed, false, 512, null, KvStats.NONE);
         // G1 holds one conversation at a time at most, so histories are evicted between turns.
         int g1Blocks = 12;
-        long blockBytes = KvPool.layout(model.config(), 16).blockBytes();
+        long blockBytes = model.config().kvLayout(16).blockBytes();
         OffloadConfig tiers = new OffloadConfig(List.of(
                 new HostBlockStore(64 * blockBytes, blockBytes),
                 new DiskBlockStore(dir.resolve("g3-" + seed), 1024 * blockBytes, blockBytes)),
@@ -194,7 +194,7 @@ class PrefixReuseTest {
     void historyEvictedFromG1IsOnboardedFromTheHazelcastGrid() throws Exception {
         long seed = System.nanoTime();
         Outcome reference = converse(seed, false, 512, null, KvStats.NONE);
-        long blockBytes = KvPool.layout(model.config(), 16).blockBytes();
+        long blockBytes = model.config().kvLayout(16).blockBytes();
         int port;
         try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
             port = socket.getLocalPort();

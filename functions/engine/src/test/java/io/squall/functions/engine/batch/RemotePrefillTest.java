@@ -70,7 +70,7 @@ class RemotePrefillTest {
     }
 
     private static BatchScheduler scheduler(int blocks, Kernels kernelPool) {
-        KvPool pool = KvPool.create(model.config(), blocks, BLOCK, null,
+        KvPool pool = KvPool.create(model.config().kvLayout(BLOCK), blocks, null,
                 new KvEventPublisher(new WorkerId(1), events -> { }), KvStats.NONE);
         return new BatchScheduler(new Transformer(model.config(), model.weights(), kernelPool, 512),
                 new BatchConfig(4, 32, true, 16, true), token -> false, pool);
@@ -182,7 +182,7 @@ class RemotePrefillTest {
 
     @Test
     void reservedPagesRefuseMismatchingBlocksAndAnyWriteAfterClose() {
-        KvPool pool = KvPool.create(model.config(), 4, BLOCK, null,
+        KvPool pool = KvPool.create(model.config().kvLayout(BLOCK), 4, null,
                 new KvEventPublisher(new WorkerId(1), events -> { }), KvStats.NONE);
         try (pool) {
             int bytes = (int) pool.pool().layout().blockBytes();

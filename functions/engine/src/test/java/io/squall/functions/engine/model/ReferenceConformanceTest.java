@@ -47,7 +47,7 @@ class ReferenceConformanceTest {
             KvCache cache = transformer.newCache();
             float[] logits = new float[model.config().vocabSize()];
             int[] prompt = expected.promptIds();
-            transformer.forward(List.of(new Transformer.Segment(cache, prompt, 0, prompt.length, logits)));
+            transformer.forward(List.of(new ForwardPass.Segment(cache, prompt, 0, prompt.length, logits)));
 
             assertThat(logits.length).isEqualTo(expected.logits().length);
             double maxDiff = 0;

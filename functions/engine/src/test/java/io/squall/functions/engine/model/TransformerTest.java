@@ -64,7 +64,7 @@ class TransformerTest {
             int[] prompt = randomPrompt(random, 2 + random.nextInt(12), model.config().vocabSize());
             Transformer transformer = new Transformer(model.config(), model.weights(), kernels, 256);
             float[] logits = new float[model.config().vocabSize()];
-            transformer.forward(List.of(new Transformer.Segment(transformer.newCache(), prompt, 0, prompt.length, logits)));
+            transformer.forward(List.of(new ForwardPass.Segment(transformer.newCache(), prompt, 0, prompt.length, logits)));
             double[] expected = new Float64Transformer(model).lastLogits(prompt);
             for (int i = 0; i < logits.length; i++) {
                 assertThat((double) logits[i]).as("logit %d (seed %d)", i, seed).isCloseTo(expected[i], within(tolerance));
@@ -84,17 +84,17 @@ class TransformerTest {
 
             float[] aloneFirst = new float[vocab];
             float[] aloneSecond = new float[vocab];
-            transformer.forward(List.of(new Transformer.Segment(transformer.newCache(), first, 0, 9, aloneFirst)));
-            transformer.forward(List.of(new Transformer.Segment(transformer.newCache(), second, 0, 4, aloneSecond)));
+            transformer.forward(List.of(new ForwardPass.Segment(transformer.newCache(), first, 0, 9, aloneFirst)));
+            transformer.forward(List.of(new ForwardPass.Segment(transformer.newCache(), second, 0, 4, aloneSecond)));
 
             // The first sequence in two chunks; the second chunk shares a forward pass with the whole second one.
             KvCache cacheFirst = transformer.newCache();
             KvCache cacheSecond = transformer.newCache();
             float[] batchedFirst = new float[vocab];
             float[] batchedSecond = new float[vocab];
-            transformer.forward(List.of(new Transformer.Segment(cacheFirst, first, 0, 5, null)));
-            transformer.forward(List.of(new Transformer.Segment(cacheFirst, first, 5, 4, batchedFirst),
-                    new Transformer.Segment(cacheSecond, second, 0, 4, batchedSecond)));
+            transformer.forward(List.of(new ForwardPass.Segment(cacheFirst, first, 0, 5, null)));
+            transformer.forward(List.of(new ForwardPass.Segment(cacheFirst, first, 5, 4, batchedFirst),
+                    new ForwardPass.Segment(cacheSecond, second, 0, 4, batchedSecond)));
 
             assertThat(cacheFirst.length()).isEqualTo(9);
             assertThat(cacheSecond.length()).isEqualTo(4);
@@ -111,12 +111,12 @@ class TransformerTest {
             Transformer transformer = new Transformer(model.config(), model.weights(), kernels, 16);
             KvCache cache = transformer.newCache();
             int vocab = model.config().vocabSize();
-            assertThatThrownBy(() -> transformer.forward(List.of(new Transformer.Segment(cache, new int[] {1, vocab}, 0, 2, null))))
+            assertThatThrownBy(() -> transformer.forward(List.of(new ForwardPass.Segment(cache, new int[] {1, vocab}, 0, 2, null))))
                     .hasMessageContaining("token id " + vocab);
-            assertThatThrownBy(() -> transformer.forward(List.of(new Transformer.Segment(cache, new int[17], 0, 17, null))))
+            assertThatThrownBy(() -> transformer.forward(List.of(new ForwardPass.Segment(cache, new int[17], 0, 17, null))))
                     .hasMessageContaining("exceeds the context of 16");
-            assertThatThrownBy(() -> transformer.forward(List.of(new Transformer.Segment(cache, new int[] {1}, 0, 1, null),
-                    new Transformer.Segment(cache, new int[] {2}, 0, 1, null))))
+            assertThatThrownBy(() -> transformer.forward(List.of(new ForwardPass.Segment(cache, new int[] {1}, 0, 1, null),
+                    new ForwardPass.Segment(cache, new int[] {2}, 0, 1, null))))
                     .hasMessageContaining("share a cache");
             assertThat(cache.length()).isZero();
         }
@@ -158,7 +158,7 @@ class TransformerTest {
     private static float[] lastLogits(Model model, int[] prompt) {
         Transformer transformer = new Transformer(model.config(), model.weights(), kernels, 256);
         float[] logits = new float[model.config().vocabSize()];
-        transformer.forward(List.of(new Transformer.Segment(transformer.newCache(), prompt, 0, prompt.length, logits)));
+        transformer.forward(List.of(new ForwardPass.Segment(transformer.newCache(), prompt, 0, prompt.length, logits)));
         return logits;
     }
 }

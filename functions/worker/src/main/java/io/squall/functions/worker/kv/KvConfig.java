@@ -1,7 +1,7 @@
 package io.squall.functions.worker.kv;
 
 import io.squall.functions.engine.batch.KvPool;
-import io.squall.functions.engine.model.ModelConfig;
+import io.squall.kvgrid.pool.KvLayout;
 import io.squall.kvgrid.KvEvent;
 import io.squall.kvgrid.WorkerId;
 import io.squall.kvgrid.metrics.KvStats;
@@ -49,25 +49,29 @@ public record KvConfig(int blocks, int blockSize, long hostBytes, Path diskDir, 
     }
 
     /**
-     * Opens the tiers for {@code model}: G1 always, G2 and G3 when sized. Evicted blocks go to every
-     * lower tier configured; G3 takes only blocks hit at least twice when G2 exists too.
+     * Opens the tiers for pages of {@code layout} (whose block size must be this configuration's): G1 always,
+     * G2 and G3 when sized. Evicted blocks go to every lower tier configured; G3 takes only blocks hit at least
+     * twice when G2 exists too.
      *
      * @param events receives each step's KV events on the scheduler thread; must not block
      */
-    public KvPool open(ModelConfig model, WorkerId worker, Consumer<List<KvEvent>> events, KvStats stats) {
-        return open(model, worker, events, stats, null);
+    public KvPool open(KvLayout layout, WorkerId worker, Consumer<List<KvEvent>> events, KvStats stats) {
+        return open(layout, worker, events, stats, null);
     }
 
     /**
-     * As {@link #open(ModelConfig, WorkerId, Consumer, KvStats)}, with a G4 tier that other workers fill
+     * As {@link #open(KvLayout, WorkerId, Consumer, KvStats)}, with a G4 tier that other workers fill
      * (such as {@link RemoteBlockStore}): onboards read from it after the local tiers, and evicted blocks
      * are never written to it.
      *
      * @param remote makes the G4 store for a page size in bytes, or {@code null} for none
      */
-    public KvPool open(ModelConfig model, WorkerId worker, Consumer<List<KvEvent>> events, KvStats stats,
+    public KvPool open(KvLayout layout, WorkerId worker, Consumer<List<KvEvent>> events, KvStats stats,
                        LongFunction<BlockStore> remote) {
-        long blockBytes = KvPool.layout(model, blockSize).blockBytes();
+        if (layout.blockSize() != blockSize) {
+            throw new IllegalArgumentException("pages of " + layout.blockSize() + " tokens do not fit KV blocks of " + blockSize);
+        }
+        long blockBytes = layout.blockBytes();
         List<BlockStore> stores = new ArrayList<>();
         if (hostBytes >= blockBytes) {
             stores.add(new HostBlockStore(hostBytes / blockBytes * blockBytes, blockBytes));
@@ -81,6 +85,6 @@ public record KvConfig(int blocks, int blockSize, long hostBytes, Path diskDir, 
         OffloadConfig offload = stores.isEmpty() ? null : new OffloadConfig(stores,
                 new OffloadPolicy(hostBytes >= blockBytes, hostBytes >= blockBytes ? 2 : 0, false),
                 STAGING_BUFFERS, MAX_ONBOARD_BLOCKS);
-        return KvPool.create(model, blocks, blockSize, offload, new KvEventPublisher(worker, events), stats);
+        return KvPool.create(layout, blocks, offload, new KvEventPublisher(worker, events), stats);
     }
 }

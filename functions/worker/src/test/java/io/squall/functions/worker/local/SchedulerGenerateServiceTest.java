@@ -49,7 +49,7 @@ class SchedulerGenerateServiceTest {
                 GgmlType.Q8_0, null, 5), file);
         model = Model.load(file);
         kernels = Kernels.best();
-        kv = KvPool.create(model.config(), 256, 16, null, new KvEventPublisher(new WorkerId(1), events -> { }),
+        kv = KvPool.create(model.config().kvLayout(16), 256, null, new KvEventPublisher(new WorkerId(1), events -> { }),
                 KvStats.NONE);
         scheduler = new BatchScheduler(new Transformer(model.config(), model.weights(), kernels, 256),
                 BatchConfig.defaults(), token -> false, kv);
