@@ -82,7 +82,7 @@ final class GatewayOptions {
         GatewayConfig config = GatewayConfig.defaults()
                 .withListen(new GatewayConfig.Listen(host, httpPort, rsocketPort, rsocketWebSocketPort))
                 .withSecurity(new GatewayConfig.Security(keys, null, null));
-        RoutedGenerateService route = new RoutedGenerateService(cluster.discovery().discovery(),
+        RoutedGenerateService route = new RoutedGenerateService(cluster.discovery(),
                 router.policy(() -> new KvRoutingPolicy(cluster.kvEventTopic(), cluster.blockDirectory(), kvConfig)));
         try {
             GatewayServer server = GatewayServer.start(config, Map.of(modelName, ModelEndpoint.fromGguf(metadata, route)));

@@ -116,7 +116,7 @@ final class RunCommand implements Callable<Integer> {
                 report.put("completion_tokens", result.tokens().length);
                 report.put("prefill_tokens_per_second", round(prefillRate));
                 report.put("decode_tokens_per_second", round(decodeRate));
-                report.put("finish_reason", result.finishReason().name().toLowerCase(java.util.Locale.ROOT));
+                report.put("finish_reason", result.finishReason().wireName());
                 Json.print(out, report);
             } else {
                 out.println(streaming.finish());

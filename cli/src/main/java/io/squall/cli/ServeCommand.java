@@ -1,6 +1,6 @@
 package io.squall.cli;
 
-import io.squall.functions.api.discovery.WorkerRole;
+import io.squall.functions.discovery.WorkerRole;
 import io.squall.functions.engine.model.Model;
 import io.squall.functions.worker.ModelSource;
 import io.squall.functions.worker.WorkerConfig;
@@ -82,7 +82,7 @@ final class ServeCommand implements Callable<Integer> {
         for (int i = 0; i < roles.size(); i++) {
             WorkerApplication worker = WorkerApplication.start(new WorkerConfig(roles.get(i), host, 0, 0,
                     Cluster.NAME, stage.batch(), stage.kv(roles.size() > 1 ? "worker-" + i : null), stage.context,
-                    stage.disaggregation()), shared, cluster.discovery().discovery(), cluster.kvSharing());
+                    stage.disaggregation()), shared, cluster.discovery(), cluster.kvSharing());
             stages.add(worker);
             worker.worker().ready().get();
         }

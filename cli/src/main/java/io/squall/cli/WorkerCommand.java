@@ -1,7 +1,7 @@
 package io.squall.cli;
 
-import io.squall.functions.api.discovery.WorkerInstance;
-import io.squall.functions.api.discovery.WorkerRole;
+import io.squall.functions.discovery.WorkerInstance;
+import io.squall.functions.discovery.WorkerRole;
 import io.squall.functions.worker.ModelSource;
 import io.squall.functions.worker.WorkerConfig;
 import io.squall.functions.worker.micronaut.WorkerApplication;
@@ -52,7 +52,7 @@ final class WorkerCommand implements Callable<Integer> {
         WorkerConfig config = new WorkerConfig(WorkerRole.parse(role), host, httpPort, rsocketPort, Cluster.NAME,
                 stage.batch(), stage.kv(), stage.context, stage.disaggregation());
         Cluster cluster = Cluster.join(host, gridPort, join);
-        WorkerApplication worker = WorkerApplication.start(config, ModelSource.file(model), cluster.discovery().discovery(),
+        WorkerApplication worker = WorkerApplication.start(config, ModelSource.file(model), cluster.discovery(),
                 cluster.kvSharing());
         try {
             WorkerInstance instance = worker.worker().ready().get();

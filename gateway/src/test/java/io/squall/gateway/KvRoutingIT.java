@@ -3,14 +3,13 @@ package io.squall.gateway;
 import static io.squall.gateway.Conditions.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.hazelcast.core.HazelcastInstance;
 import io.squall.functions.api.GenerateRequest;
 import io.squall.functions.api.SamplingOptions;
 import io.squall.functions.api.TokenChunk;
-import io.squall.functions.api.discovery.WorkerInstance;
-import io.squall.functions.api.discovery.WorkerRole;
-import io.squall.functions.api.discovery.hazelcast.DiscoveryConfig;
-import io.squall.functions.api.discovery.hazelcast.HazelcastDiscovery;
+import io.squall.functions.discovery.WorkerInstance;
+import io.squall.functions.discovery.WorkerRole;
+import io.squall.functions.discovery.Discovery;
+import io.squall.functions.discovery.hazelcast.ClusterMember;
 import io.squall.functions.engine.batch.BatchConfig;
 import io.squall.functions.worker.ModelSource;
 import io.squall.functions.worker.WorkerConfig;
@@ -50,20 +49,20 @@ class KvRoutingIT {
     @TempDir
     Path dir;
 
-    private HazelcastInstance member;
+    private ClusterMember cluster;
     private BlockDirectory directory;
     private KvEventTopic topic;
 
     @BeforeEach
     void startMember() {
-        member = ClusterFixtures.member("kv-routing-it-");
-        directory = new BlockDirectory(member);
-        topic = new KvEventTopic(member);
+        cluster = new ClusterMember(ClusterFixtures.member("kv-routing-it-"));
+        directory = cluster.blockDirectory();
+        topic = cluster.kvEventTopic();
     }
 
     @AfterEach
     void stopMember() {
-        member.getLifecycleService().terminate();
+        cluster.close();
     }
 
     @Test
@@ -71,22 +70,19 @@ class KvRoutingIT {
         Path model = ClusterFixtures.smallLlama(dir.resolve("m.gguf"), 1024, 23);
         List<WorkerApplication> workers = new ArrayList<>();
         List<KvEventRelay> relays = new ArrayList<>();
-        try (HazelcastDiscovery discovery = new HazelcastDiscovery(member, DiscoveryConfig.defaults());
-             KvRoutingPolicy policy = new KvRoutingPolicy(topic, directory, KvRoutingPolicy.Config.defaults());
-             RoutedGenerateService route = new RoutedGenerateService(discovery.discovery(), policy)) {
+        Discovery discovery = cluster.discovery();
+        try (KvRoutingPolicy policy = new KvRoutingPolicy(topic, directory, KvRoutingPolicy.Config.defaults());
+             RoutedGenerateService route = new RoutedGenerateService(discovery, policy)) {
             for (int i = 0; i < 2; i++) {
-                KvEventRelay relay = new KvEventRelay(batch -> {
-                    directory.apply(batch);
-                    topic.publish(batch);
-                }, 1024);
+                KvEventRelay relay = new KvEventRelay(cluster::publishKvEvents, 1024);
                 relays.add(relay);
                 WorkerApplication worker = WorkerApplication.start(WorkerConfig.loopback(WorkerRole.AGGREGATED,
-                        BatchConfig.defaults(), KvConfig.inMemory(256)), ModelSource.file(model), discovery.discovery(),
+                        BatchConfig.defaults(), KvConfig.inMemory(256)), ModelSource.file(model), discovery,
                         KvSharing.cluster(relay, directory));
                 workers.add(worker);
                 worker.worker().ready().get(60, TimeUnit.SECONDS);
             }
-            await("both workers registered", () -> discovery.discovery().instances().size() == 2);
+            await("both workers registered", () -> discovery.instances().size() == 2);
             SplittableRandom random = new SplittableRandom(5);
             int[] prefix = tokens(random, 6 * BLOCK + 5);
 
@@ -97,11 +93,11 @@ class KvRoutingIT {
                 return scores.size() == 1 && scores.blocks(0, Tier.G1) == 6;
             });
             WorkerId holderId = policy.lookup(prefix).block(Duration.ofSeconds(10)).worker(0);
-            WorkerInstance holder = discovery.discovery().instances().stream()
+            WorkerInstance holder = discovery.instances().stream()
                     .filter(w -> w.id().workerId().equals(holderId)).findFirst().orElseThrow();
 
             for (int i = 0; i < 6; i++) {
-                await("workers idle", () -> discovery.discovery().instances().stream().allMatch(w ->
+                await("workers idle", () -> discovery.instances().stream().allMatch(w ->
                         w.load().activeSequences() == 0 && w.load().freeKvBlocks() == w.load().totalKvBlocks()));
                 int[] prompt = concat(prefix, tokens(random, 1 + random.nextInt(40)));
                 TokenChunk.Usage usage = generate(route, "follow-up-" + i, prompt);

@@ -4,16 +4,17 @@ import static io.squall.gateway.Conditions.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.hazelcast.core.HazelcastInstance;
+import io.squall.functions.api.FinishReason;
 import io.squall.functions.api.GenerateRequest;
 import io.squall.functions.api.SamplingOptions;
 import io.squall.functions.api.TokenChunk;
-import io.squall.functions.api.discovery.InstanceId;
-import io.squall.functions.api.discovery.LoadReport;
-import io.squall.functions.api.discovery.Registration;
-import io.squall.functions.api.discovery.WorkerInstance;
-import io.squall.functions.api.discovery.WorkerRole;
-import io.squall.functions.api.discovery.hazelcast.DiscoveryConfig;
-import io.squall.functions.api.discovery.hazelcast.HazelcastDiscovery;
+import io.squall.functions.discovery.InstanceId;
+import io.squall.functions.discovery.LoadReport;
+import io.squall.functions.discovery.Registration;
+import io.squall.functions.discovery.WorkerInstance;
+import io.squall.functions.discovery.WorkerRole;
+import io.squall.functions.discovery.hazelcast.DiscoveryConfig;
+import io.squall.functions.discovery.hazelcast.HazelcastDiscovery;
 import io.squall.functions.engine.batch.BatchConfig;
 import io.squall.functions.worker.ModelSource;
 import io.squall.functions.worker.WorkerConfig;
@@ -91,7 +92,7 @@ class MigrationIT {
                 TokenChunk.Usage usage = chunks.getLast().usage();
                 assertThat(usage.promptTokens()).isEqualTo(prompt.length);
                 assertThat(usage.completionTokens()).isEqualTo(MAX_TOKENS);
-                assertThat(chunks.getLast().finishReason()).isEqualTo(TokenChunk.FinishReason.LENGTH);
+                assertThat(chunks.getLast().finishReason()).isEqualTo(FinishReason.LENGTH);
             }
         } finally {
             member.getLifecycleService().terminate();

@@ -1,5 +1,6 @@
 package io.squall.gateway;
 
+import io.squall.functions.api.FinishReason;
 import io.squall.functions.api.GenerateRequest;
 import io.squall.functions.api.GenerateService;
 import io.squall.functions.api.TokenChunk;
@@ -25,7 +26,7 @@ final class ScriptedService implements GenerateService {
         int count = Math.min(output.length, request.maxTokens());
         Flux<TokenChunk> tokens = Flux.range(0, count)
                 .map(i -> new TokenChunk(new int[] {output[i] & 0xFF}, List.of(), null, null));
-        TokenChunk.FinishReason reason = count < output.length ? TokenChunk.FinishReason.LENGTH : TokenChunk.FinishReason.STOP;
+        FinishReason reason = count < output.length ? FinishReason.LENGTH : FinishReason.STOP;
         return tokens.concatWith(Flux.just(new TokenChunk(new int[0], List.of(), reason,
                 new TokenChunk.Usage(request.tokens().length, count, 0))));
     }

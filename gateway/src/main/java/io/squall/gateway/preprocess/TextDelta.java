@@ -1,5 +1,6 @@
 package io.squall.gateway.preprocess;
 
+import io.squall.functions.api.FinishReason;
 import io.squall.functions.api.TokenChunk;
 
 import java.util.ArrayList;
@@ -32,26 +33,5 @@ public record TextDelta(String text, int tokens, List<TokenChunk.TokenLogprobs> 
         joined.addAll(next.logprobs);
         return new TextDelta(text + next.text, tokens + next.tokens, joined,
                 next.finishReason != null ? next.finishReason : finishReason, next.usage != null ? next.usage : usage);
-    }
-
-    /** Why a sequence ended, as OpenAI names it. */
-    public enum FinishReason {
-        /** End-of-generation token or stop string. */
-        STOP("stop"),
-        /** Token budget or context exhausted. */
-        LENGTH("length"),
-        /** The model called tools. */
-        TOOL_CALLS("tool_calls");
-
-        private final String wireName;
-
-        FinishReason(String wireName) {
-            this.wireName = wireName;
-        }
-
-        /** The {@code finish_reason} string. */
-        public String wireName() {
-            return wireName;
-        }
     }
 }

@@ -1,5 +1,6 @@
 package io.squall.gateway.preprocess;
 
+import io.squall.functions.api.FinishReason;
 import io.squall.functions.api.TokenChunk;
 import io.squall.functions.engine.text.StopStringMatcher;
 import io.squall.functions.engine.tokenizer.DecodeOptions;
@@ -84,19 +85,15 @@ public final class TextStream {
                 StopStringMatcher.Step step = matcher.accept(safe);
                 if (step instanceof StopStringMatcher.Step.Stopped) {
                     onStopString.run();
-                    sink.next(delta(step.text(), TextDelta.FinishReason.STOP,
+                    sink.next(delta(step.text(), FinishReason.STOP,
                             new TokenChunk.Usage(promptTokens, generated, 0)));
                     return;
                 }
                 safe = chunk.isLast() ? step.text() + matcher.finish() : step.text();
             }
             if (chunk.isLast()) {
-                TextDelta.FinishReason reason = switch (chunk.finishReason()) {
-                    case STOP -> TextDelta.FinishReason.STOP;
-                    case LENGTH -> TextDelta.FinishReason.LENGTH;
-                    case CANCELLED -> null;
-                };
-                if (reason == null) {
+                FinishReason reason = chunk.finishReason();
+                if (reason == FinishReason.CANCELLED) {
                     sink.error(new ApiException(ApiError.UNAVAILABLE, "the worker cancelled the generation", null, null));
                     return;
                 }
@@ -107,7 +104,7 @@ public final class TextStream {
             }
         }
 
-        private TextDelta delta(String text, TextDelta.FinishReason reason, TokenChunk.Usage usage) {
+        private TextDelta delta(String text, FinishReason reason, TokenChunk.Usage usage) {
             TextDelta delta = new TextDelta(text, pendingTokens, pendingLogprobs, reason, usage);
             pendingTokens = 0;
             pendingLogprobs.clear();

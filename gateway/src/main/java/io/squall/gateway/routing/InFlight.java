@@ -1,7 +1,7 @@
 package io.squall.gateway.routing;
 
-import io.squall.functions.api.discovery.InstanceId;
-import io.squall.functions.api.discovery.WorkerInstance;
+import io.squall.functions.discovery.InstanceId;
+import io.squall.functions.discovery.WorkerInstance;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;

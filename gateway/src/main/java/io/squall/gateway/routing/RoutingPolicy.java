@@ -1,8 +1,8 @@
 package io.squall.gateway.routing;
 
 import io.squall.functions.api.GenerateRequest;
-import io.squall.functions.api.discovery.InstanceId;
-import io.squall.functions.api.discovery.WorkerInstance;
+import io.squall.functions.discovery.InstanceId;
+import io.squall.functions.discovery.WorkerInstance;
 import reactor.core.publisher.Mono;
 
 import java.util.List;

@@ -1,7 +1,7 @@
 package io.squall.gateway.routing;
 
 import io.squall.functions.api.GenerateRequest;
-import io.squall.functions.api.discovery.WorkerInstance;
+import io.squall.functions.discovery.WorkerInstance;
 import reactor.core.publisher.Mono;
 
 import java.util.List;

@@ -2,6 +2,7 @@ package io.squall.gateway.service;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.squall.functions.api.FinishReason;
 import io.squall.functions.api.TokenChunk;
 import io.squall.functions.engine.tokenizer.Tokenizer;
 import io.squall.gateway.openai.Json;
@@ -98,7 +99,7 @@ final class ChatFormat extends ResponseFormat {
                     node.put("type", "function");
                     node.putObject("function").put("name", call.name()).put("arguments", call.arguments());
                 }
-                return TextDelta.FinishReason.TOOL_CALLS.wireName();
+                return FinishReason.TOOL_CALLS.wireName();
             }
         }
         if (!delta.text().isEmpty() || streamIndex < 0) {

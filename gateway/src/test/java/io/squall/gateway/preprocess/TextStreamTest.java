@@ -1,5 +1,6 @@
 package io.squall.gateway.preprocess;
 
+import io.squall.functions.api.FinishReason;
 import io.squall.functions.api.TokenChunk;
 import io.squall.functions.engine.model.Architecture;
 import io.squall.functions.engine.model.Model;
@@ -47,7 +48,7 @@ class TextStreamTest {
         byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
         return Flux.range(0, bytes.length)
                 .map(i -> new TokenChunk(new int[] {bytes[i] & 0xFF}, List.of(), null, null))
-                .concatWith(Flux.just(new TokenChunk(new int[0], List.of(), TokenChunk.FinishReason.LENGTH,
+                .concatWith(Flux.just(new TokenChunk(new int[0], List.of(), FinishReason.LENGTH,
                         new TokenChunk.Usage(3, bytes.length, 2))))
                 .doOnCancel(() -> cancelled.set(true));
     }
@@ -58,7 +59,7 @@ class TextStreamTest {
         List<TextDelta> deltas = TextStream.of(bytes("añ€😀", cancelled), tokenizer, List.of(), 3, () -> { })
                 .collectList().block();
         assertThat(deltas).extracting(TextDelta::text).containsExactly("a", "ñ", "€", "😀", "");
-        assertThat(deltas.getLast().finishReason()).isEqualTo(TextDelta.FinishReason.LENGTH);
+        assertThat(deltas.getLast().finishReason()).isEqualTo(FinishReason.LENGTH);
         assertThat(deltas.getLast().usage().cachedTokens()).isEqualTo(2);
         assertThat(deltas.stream().mapToInt(TextDelta::tokens).sum()).isEqualTo("añ€😀".getBytes(StandardCharsets.UTF_8).length);
     }
@@ -108,7 +109,7 @@ class TextStreamTest {
         }
         Flux<TokenChunk> continuation = Flux.range(1, count - 1)
                 .map(i -> new TokenChunk(new int[] {ids[i]}, List.of(), null, null))
-                .concatWith(Flux.just(new TokenChunk(new int[0], List.of(), TokenChunk.FinishReason.LENGTH,
+                .concatWith(Flux.just(new TokenChunk(new int[0], List.of(), FinishReason.LENGTH,
                         new TokenChunk.Usage(5, count - 1, 0))));
         String text = TextStream.of(continuation, spm, List.of(), 5, () -> { }).map(TextDelta::text)
                 .reduce(String::concat).block();

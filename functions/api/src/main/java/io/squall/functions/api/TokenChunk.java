@@ -25,16 +25,6 @@ public record TokenChunk(int[] tokenIds, List<TokenLogprobs> logprobs, FinishRea
         return finishReason != null;
     }
 
-    /** Why generation ended. */
-    public enum FinishReason {
-        /** An end-of-generation token or a stop condition. */
-        STOP,
-        /** The token budget or the context ran out. */
-        LENGTH,
-        /** Cancelled by the caller. */
-        CANCELLED
-    }
-
     /**
      * Token counts of a finished request.
      *

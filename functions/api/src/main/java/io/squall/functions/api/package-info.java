@@ -3,7 +3,8 @@
  * and response records of each route, the {@link io.squall.functions.api.ErrorCode}s carried in error
  * frames, {@link io.squall.functions.api.GenerateService}, the contract a worker serves and a gateway
  * calls, and {@link io.squall.functions.api.KvFetchService}, the contract by which workers read each
- * other's offloaded KV blocks. Sub-packages: {@code codec} the binary encoding, {@code rsocket} the RSocket glue and client,
- * {@code discovery} registration and lookup of stages (Hazelcast glue in {@code discovery.hazelcast}).
+ * other's offloaded KV blocks. Sub-packages: {@code codec} the binary encoding,
+ * {@code rsocket} the RSocket glue and clients. Registration and lookup of stages live apart, in
+ * {@code functions/discovery}, so a protocol client does not pull in the cluster.
  */
 package io.squall.functions.api;

@@ -6,16 +6,17 @@ import io.netty.buffer.Unpooled;
 import io.rsocket.RSocket;
 import io.rsocket.util.ByteBufPayload;
 import io.squall.functions.api.ErrorCode;
+import io.squall.functions.api.FinishReason;
 import io.squall.functions.api.GenerateRequest;
 import io.squall.functions.api.KvFetchRequest;
 import io.squall.functions.api.Routes;
 import io.squall.functions.api.SamplingOptions;
 import io.squall.functions.api.StageException;
 import io.squall.functions.api.TokenChunk;
-import io.squall.functions.api.discovery.DiscoveryEvent;
-import io.squall.functions.api.discovery.WorkerRole;
-import io.squall.functions.api.discovery.hazelcast.DiscoveryConfig;
-import io.squall.functions.api.discovery.hazelcast.HazelcastDiscovery;
+import io.squall.functions.discovery.DiscoveryEvent;
+import io.squall.functions.discovery.WorkerRole;
+import io.squall.functions.discovery.hazelcast.DiscoveryConfig;
+import io.squall.functions.discovery.hazelcast.HazelcastDiscovery;
 import io.squall.functions.api.rsocket.RSocketErrors;
 import io.squall.functions.api.rsocket.RSocketGenerateClient;
 import io.squall.functions.api.rsocket.RSocketKvFetchClient;
@@ -146,7 +147,7 @@ class WorkerIT {
             }
             step.thenRequest(1)
                     .assertNext(chunk -> {
-                        assertThat(chunk.finishReason()).isEqualTo(TokenChunk.FinishReason.LENGTH);
+                        assertThat(chunk.finishReason()).isEqualTo(FinishReason.LENGTH);
                         assertThat(chunk.usage()).isEqualTo(new TokenChunk.Usage(5, 12, 0));
                     })
                     .expectComplete()

@@ -1,5 +1,6 @@
 package io.squall.functions.api.codec;
 
+import io.squall.functions.api.FinishReason;
 import io.squall.functions.api.GenerateRequest;
 import io.squall.functions.api.KvBlockFrame;
 import io.squall.functions.api.KvFetchRequest;
@@ -149,7 +150,7 @@ public final class WireFormat {
             logprobs.add(new TokenChunk.TokenLogprobs(token, logprob, ids, values));
         }
         int finish = in.u8();
-        TokenChunk.FinishReason[] reasons = TokenChunk.FinishReason.values();
+        FinishReason[] reasons = FinishReason.values();
         if (finish > reasons.length) {
             throw WireReader.malformed("unknown finish reason " + finish);
         }

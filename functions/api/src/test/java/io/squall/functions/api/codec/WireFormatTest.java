@@ -1,6 +1,7 @@
 package io.squall.functions.api.codec;
 
 import io.squall.functions.api.ErrorCode;
+import io.squall.functions.api.FinishReason;
 import io.squall.functions.api.GenerateRequest;
 import io.squall.functions.api.KvBlockFrame;
 import io.squall.functions.api.KvPushHeader;
@@ -31,7 +32,7 @@ class WireFormatTest {
     private static final TokenChunk CHUNK = new TokenChunk(new int[] {7, 300},
             List.of(new TokenChunk.TokenLogprobs(7, -0.5f, new int[] {7, 9}, new float[] {-0.5f, -1.25f}),
                     new TokenChunk.TokenLogprobs(300, -2f, new int[0], new float[0])),
-            TokenChunk.FinishReason.LENGTH, new TokenChunk.Usage(5, 2, 0));
+            FinishReason.LENGTH, new TokenChunk.Usage(5, 2, 0));
 
     @Test
     void generateRequestsRoundTrip() {
@@ -70,7 +71,7 @@ class WireFormatTest {
     void tokenChunksRoundTrip() {
         TokenChunk back = WireFormat.decodeTokenChunk(ByteBuffer.wrap(WireFormat.encode(CHUNK)));
         assertThat(back.tokenIds()).containsExactly(7, 300);
-        assertThat(back.finishReason()).isEqualTo(TokenChunk.FinishReason.LENGTH);
+        assertThat(back.finishReason()).isEqualTo(FinishReason.LENGTH);
         assertThat(back.usage()).isEqualTo(CHUNK.usage());
         assertThat(back.logprobs()).hasSize(2);
         assertThat(back.logprobs().get(0).topTokenIds()).containsExactly(7, 9);

@@ -1,5 +1,6 @@
 package io.squall.functions.engine.batch;
 
+import io.squall.functions.api.FinishReason;
 import io.squall.functions.engine.model.ForwardPass;
 import io.squall.functions.engine.model.PagedKvCache;
 import io.squall.functions.engine.sampling.SampledToken;
@@ -180,14 +181,14 @@ public final class BatchScheduler implements AutoCloseable {
             if (s.isCancelled()) {
                 it.remove();
                 release(s);
-                finish(s, TokenSink.FinishReason.CANCELLED);
+                finish(s, FinishReason.CANCELLED);
             }
         }
         for (Iterator<Sequence> it = waiting.iterator(); it.hasNext(); ) {
             Sequence s = it.next();
             if (s.isCancelled()) {
                 it.remove();
-                finish(s, TokenSink.FinishReason.CANCELLED);
+                finish(s, FinishReason.CANCELLED);
             }
         }
     }
@@ -450,7 +451,7 @@ public final class BatchScheduler implements AutoCloseable {
         }
         if (!s.request.ignoreEos() && isEndOfGeneration.test(token)) {
             release(s);
-            finish(s, TokenSink.FinishReason.STOP);
+            finish(s, FinishReason.STOP);
             return;
         }
         s.tokens[s.tokenCount++] = token;
@@ -468,11 +469,11 @@ public final class BatchScheduler implements AutoCloseable {
         }
         if (s.generated >= s.request.maxTokens() || s.tokenCount >= s.tokens.length) {
             release(s);
-            finish(s, TokenSink.FinishReason.LENGTH);
+            finish(s, FinishReason.LENGTH);
         }
     }
 
-    private void finish(Sequence s, TokenSink.FinishReason reason) {
+    private void finish(Sequence s, FinishReason reason) {
         s.finished = true;
         try {
             s.sink.onFinish(reason, new TokenSink.Usage(s.request.promptLength(), s.generated, s.cachedTokens));

@@ -1,5 +1,6 @@
 package io.squall.functions.engine.batch;
 
+import io.squall.functions.api.FinishReason;
 import io.squall.functions.engine.sampling.SampledToken;
 import io.squall.kvgrid.BlockHash;
 
@@ -33,16 +34,6 @@ public interface TokenSink {
 
     /** Generation failed; {@code error} says why. */
     void onError(Throwable error);
-
-    /** Why a sequence ended. */
-    enum FinishReason {
-        /** An end-of-generation token was sampled (not emitted). */
-        STOP,
-        /** The token budget or the context ran out. */
-        LENGTH,
-        /** The caller cancelled. */
-        CANCELLED
-    }
 
     /**
      * Token counts of a finished sequence.

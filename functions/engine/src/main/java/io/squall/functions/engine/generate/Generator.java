@@ -1,5 +1,6 @@
 package io.squall.functions.engine.generate;
 
+import io.squall.functions.api.FinishReason;
 import io.squall.functions.engine.model.ForwardPass;
 import io.squall.functions.engine.model.KvCache;
 import io.squall.functions.engine.model.Transformer;
@@ -19,14 +20,6 @@ import java.util.function.IntPredicate;
  */
 public final class Generator {
 
-    /** Why generation ended. */
-    public enum FinishReason {
-        /** An end-of-generation token was sampled (it is not part of the output). */
-        STOP,
-        /** The token budget or the context ran out. */
-        LENGTH
-    }
-
     /**
      * The outcome of a generation.
      *
@@ -35,7 +28,7 @@ public final class Generator {
      * @param prefillNanos time spent on the prompt, including the first token's logits
      * @param decodeSteps single-token forward passes run after the prompt
      * @param decodeNanos time spent on those passes and on sampling
-     * @param finishReason why it ended
+     * @param finishReason why it ended: {@link FinishReason#STOP} or {@link FinishReason#LENGTH}
      */
     public record Result(int[] tokens, int promptTokens, long prefillNanos, int decodeSteps, long decodeNanos,
                          FinishReason finishReason) {

@@ -1,5 +1,6 @@
 package io.squall.functions.engine.batch;
 
+import io.squall.functions.api.FinishReason;
 import io.squall.functions.engine.generate.Generator;
 import io.squall.functions.engine.model.Architecture;
 import io.squall.functions.engine.model.Model;
@@ -194,7 +195,7 @@ class BatchSchedulerTest {
                 }
                 assertThat(collector.tokens).hasSize(expected);
             }
-            assertThat(collector.done.get(10, TimeUnit.SECONDS)).isEqualTo(TokenSink.FinishReason.LENGTH);
+            assertThat(collector.done.get(10, TimeUnit.SECONDS)).isEqualTo(FinishReason.LENGTH);
             assertThat(collector.overDelivered).isFalse();
             assertThat(collector.usage.completionTokens()).isEqualTo(20);
         }
@@ -213,7 +214,7 @@ class BatchSchedulerTest {
             }
             assertThat(scheduler.stats().freeKvBlocks()).isLessThan(64);
             generation.cancel();
-            assertThat(collector.done.get(10, TimeUnit.SECONDS)).isEqualTo(TokenSink.FinishReason.CANCELLED);
+            assertThat(collector.done.get(10, TimeUnit.SECONDS)).isEqualTo(FinishReason.CANCELLED);
             // Stats are published after the step that reaped the sequence.
             while (scheduler.stats().freeKvBlocks() != 64) {
                 Thread.onSpinWait();

@@ -1,5 +1,6 @@
 package io.squall.functions.engine.batch;
 
+import io.squall.functions.api.FinishReason;
 import io.squall.functions.engine.model.Architecture;
 import io.squall.functions.engine.model.Model;
 import io.squall.functions.engine.model.RandomModel;

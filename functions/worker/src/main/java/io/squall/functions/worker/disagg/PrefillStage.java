@@ -1,6 +1,7 @@
 package io.squall.functions.worker.disagg;
 
 import io.squall.functions.api.ErrorCode;
+import io.squall.functions.api.FinishReason;
 import io.squall.functions.api.KvBlockFrame;
 import io.squall.functions.api.KvPushHeader;
 import io.squall.functions.api.KvPushService;
@@ -9,7 +10,7 @@ import io.squall.functions.api.PrefillResult;
 import io.squall.functions.api.PrefillService;
 import io.squall.functions.api.StageException;
 import io.squall.functions.api.codec.WireFormat;
-import io.squall.functions.api.discovery.InstanceId;
+import io.squall.functions.discovery.InstanceId;
 import io.squall.functions.engine.batch.Admission;
 import io.squall.functions.engine.batch.BatchScheduler;
 import io.squall.functions.engine.batch.Generation;

@@ -3,7 +3,7 @@ package io.squall.functions.worker.kv;
 import io.squall.functions.api.KvFetchService;
 import io.squall.functions.api.KvPushService;
 import io.squall.functions.api.PrefillService;
-import io.squall.functions.api.discovery.InstanceId;
+import io.squall.functions.discovery.InstanceId;
 import io.squall.kvgrid.WorkerId;
 
 import java.util.Optional;

@@ -1,6 +1,7 @@
 package io.squall.functions.worker.local;
 
 import io.squall.functions.api.ErrorCode;
+import io.squall.functions.api.FinishReason;
 import io.squall.functions.api.GenerateRequest;
 import io.squall.functions.api.GenerateService;
 import io.squall.functions.api.StageException;
@@ -84,12 +85,7 @@ public final class SchedulerGenerateService implements GenerateService {
 
         @Override
         public void onFinish(FinishReason reason, Usage usage) {
-            TokenChunk.FinishReason finish = switch (reason) {
-                case STOP -> TokenChunk.FinishReason.STOP;
-                case LENGTH -> TokenChunk.FinishReason.LENGTH;
-                case CANCELLED -> TokenChunk.FinishReason.CANCELLED;
-            };
-            sink.next(new TokenChunk(new int[0], List.of(), finish,
+            sink.next(new TokenChunk(new int[0], List.of(), reason,
                     new TokenChunk.Usage(usage.promptTokens(), usage.completionTokens(), usage.cachedTokens())));
             sink.complete();
         }

@@ -1,7 +1,7 @@
 package io.squall.functions.worker.micronaut;
 
 import io.micronaut.context.ApplicationContext;
-import io.squall.functions.api.discovery.Discovery;
+import io.squall.functions.discovery.Discovery;
 import io.squall.functions.worker.ModelSource;
 import io.squall.functions.worker.Worker;
 import io.squall.functions.worker.WorkerConfig;

@@ -3,7 +3,7 @@ package io.squall.functions.worker.micronaut;
 import io.micronaut.context.annotation.Bean;
 import io.micronaut.context.annotation.Factory;
 import io.prometheus.client.CollectorRegistry;
-import io.squall.functions.api.discovery.Discovery;
+import io.squall.functions.discovery.Discovery;
 import io.squall.functions.worker.ModelSource;
 import io.squall.functions.worker.Worker;
 import io.squall.functions.worker.kv.KvSharing;

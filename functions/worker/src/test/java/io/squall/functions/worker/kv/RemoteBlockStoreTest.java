@@ -5,7 +5,7 @@ import io.squall.functions.api.KvBlockFrame;
 import io.squall.functions.api.KvFetchService;
 import io.squall.functions.api.KvPushService;
 import io.squall.functions.api.PrefillService;
-import io.squall.functions.api.discovery.InstanceId;
+import io.squall.functions.discovery.InstanceId;
 import io.squall.functions.api.StageException;
 import io.squall.functions.api.codec.WireFormat;
 import io.squall.kvgrid.BlockHash;

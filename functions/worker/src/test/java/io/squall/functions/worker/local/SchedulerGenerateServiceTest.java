@@ -1,6 +1,7 @@
 package io.squall.functions.worker.local;
 
 import io.squall.functions.api.ErrorCode;
+import io.squall.functions.api.FinishReason;
 import io.squall.functions.api.GenerateRequest;
 import io.squall.functions.api.SamplingOptions;
 import io.squall.functions.api.StageException;
@@ -82,7 +83,7 @@ class SchedulerGenerateServiceTest {
             step = step.thenRequest(1);
         }
         step.assertNext(chunk -> {
-                    assertThat(chunk.finishReason()).isEqualTo(TokenChunk.FinishReason.LENGTH);
+                    assertThat(chunk.finishReason()).isEqualTo(FinishReason.LENGTH);
                     assertThat(chunk.usage().completionTokens()).isEqualTo(6);
                     assertThat(chunk.usage().promptTokens()).isEqualTo(4);
                 })

@@ -1,13 +1,13 @@
-package io.squall.functions.api.discovery.hazelcast;
+package io.squall.functions.discovery.hazelcast;
 
 import io.squall.functions.api.codec.MessageType;
 import io.squall.functions.api.codec.WireFormat;
 import io.squall.functions.api.codec.WireReader;
 import io.squall.functions.api.codec.WireWriter;
-import io.squall.functions.api.discovery.InstanceId;
-import io.squall.functions.api.discovery.LoadReport;
-import io.squall.functions.api.discovery.WorkerInstance;
-import io.squall.functions.api.discovery.WorkerRole;
+import io.squall.functions.discovery.InstanceId;
+import io.squall.functions.discovery.LoadReport;
+import io.squall.functions.discovery.WorkerInstance;
+import io.squall.functions.discovery.WorkerRole;
 
 import java.nio.ByteBuffer;
 import java.util.UUID;

@@ -1,4 +1,4 @@
-package io.squall.functions.api.discovery;
+package io.squall.functions.discovery;
 
 /**
  * A worker's load, as routers and the planner see it.

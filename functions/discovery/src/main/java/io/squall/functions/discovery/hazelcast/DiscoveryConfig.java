@@ -1,4 +1,4 @@
-package io.squall.functions.api.discovery.hazelcast;
+package io.squall.functions.discovery.hazelcast;
 
 import java.time.Duration;
 import java.util.Objects;

@@ -1,4 +1,4 @@
-package io.squall.functions.api.discovery;
+package io.squall.functions.discovery;
 
 /** A change of the registered instances, as seen by {@link Discovery#watch()}. */
 public sealed interface DiscoveryEvent {

@@ -1,4 +1,4 @@
-package io.squall.functions.api.discovery;
+package io.squall.functions.discovery;
 
 import reactor.core.publisher.Flux;
 

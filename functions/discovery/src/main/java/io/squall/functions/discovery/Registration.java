@@ -1,4 +1,4 @@
-package io.squall.functions.api.discovery;
+package io.squall.functions.discovery;
 
 /** An instance's live registration; closing it deregisters the instance at once. Thread-safe, idempotent. */
 public interface Registration extends AutoCloseable {

@@ -1,4 +1,4 @@
-package io.squall.functions.api.discovery;
+package io.squall.functions.discovery;
 
 import java.net.URI;
 import java.util.Objects;

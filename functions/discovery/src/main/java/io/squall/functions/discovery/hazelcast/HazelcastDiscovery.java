@@ -1,4 +1,4 @@
-package io.squall.functions.api.discovery.hazelcast;
+package io.squall.functions.discovery.hazelcast;
 
 import com.hazelcast.cluster.MembershipEvent;
 import com.hazelcast.cluster.MembershipListener;
@@ -13,12 +13,12 @@ import com.hazelcast.map.listener.EntryRemovedListener;
 import com.hazelcast.map.listener.EntryUpdatedListener;
 import io.squall.functions.api.ErrorCode;
 import io.squall.functions.api.StageException;
-import io.squall.functions.api.discovery.Discovery;
-import io.squall.functions.api.discovery.DiscoveryEvent;
-import io.squall.functions.api.discovery.InstanceId;
-import io.squall.functions.api.discovery.LoadReport;
-import io.squall.functions.api.discovery.Registration;
-import io.squall.functions.api.discovery.WorkerInstance;
+import io.squall.functions.discovery.Discovery;
+import io.squall.functions.discovery.DiscoveryEvent;
+import io.squall.functions.discovery.InstanceId;
+import io.squall.functions.discovery.LoadReport;
+import io.squall.functions.discovery.Registration;
+import io.squall.functions.discovery.WorkerInstance;
 import reactor.core.Exceptions;
 import reactor.core.publisher.BufferOverflowStrategy;
 import reactor.core.publisher.Flux;

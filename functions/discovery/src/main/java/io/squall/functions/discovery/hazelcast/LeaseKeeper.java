@@ -1,11 +1,11 @@
-package io.squall.functions.api.discovery.hazelcast;
+package io.squall.functions.discovery.hazelcast;
 
 import com.hazelcast.core.HazelcastInstanceNotActiveException;
 import com.hazelcast.map.IMap;
-import io.squall.functions.api.discovery.InstanceId;
-import io.squall.functions.api.discovery.LoadReport;
-import io.squall.functions.api.discovery.Registration;
-import io.squall.functions.api.discovery.WorkerInstance;
+import io.squall.functions.discovery.InstanceId;
+import io.squall.functions.discovery.LoadReport;
+import io.squall.functions.discovery.Registration;
+import io.squall.functions.discovery.WorkerInstance;
 
 import java.util.Objects;
 import java.util.UUID;
