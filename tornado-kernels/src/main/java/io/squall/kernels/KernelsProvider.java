@@ -4,11 +4,13 @@ import io.squall.kernels.cpu.CpuKernels;
 import io.squall.kernels.reference.ReferenceKernels;
 
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** Backs {@link Kernels#best()}: picks the implementation and logs the choice once per JVM. */
 final class KernelsProvider {
 
-    private static final System.Logger LOG = System.getLogger(Kernels.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(Kernels.class);
     private static final AtomicBoolean LOGGED = new AtomicBoolean();
 
     private KernelsProvider() {
@@ -29,7 +31,7 @@ final class KernelsProvider {
             default -> throw new IllegalStateException("squall.kernels must be auto, cpu or reference, not " + choice);
         };
         if (LOGGED.compareAndSet(false, true)) {
-            LOG.log(System.Logger.Level.INFO, "Kernels: {0}{1}", kernels.name(),
+            LOG.info("Kernels: {}{}", kernels.name(),
                     kernels instanceof ReferenceKernels && choice.equals("auto")
                             ? " (Vector API unavailable: run with --add-modules jdk.incubator.vector)" : "");
         }

@@ -14,6 +14,8 @@ import io.squall.kvgrid.index.ApplyOutcome;
 import io.squall.kvgrid.index.KvIndexer;
 import io.squall.kvgrid.index.OverlapScores;
 import io.squall.kvgrid.index.flat.FlatRadixIndex;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
 
 import java.util.List;
@@ -43,7 +45,7 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class KvRoutingPolicy implements RoutingPolicy {
 
-    private static final System.Logger LOG = System.getLogger(KvRoutingPolicy.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(KvRoutingPolicy.class);
 
     /**
      * @param blockSize       tokens per KV block, as the workers hash them
@@ -108,9 +110,9 @@ public final class KvRoutingPolicy implements RoutingPolicy {
                     // and events after it that the index applies later only repeat what the snapshot says.
                     long last = latestEventIds.getOrDefault(worker, gap.received());
                     indexer.replace(directory.snapshot(worker, last)).get(30, TimeUnit.SECONDS);
-                    LOG.log(System.Logger.Level.INFO, "KV index repaired for worker {0} at event {1}", worker, last);
+                    LOG.info("KV index repaired for worker {} at event {}", worker, last);
                 } catch (Exception e) {
-                    LOG.log(System.Logger.Level.WARNING, "repairing the KV index for worker " + worker + " failed", e);
+                    LOG.warn("repairing the KV index for worker " + worker + " failed", e);
                 } finally {
                     repairing.remove(worker);
                 }
@@ -203,7 +205,7 @@ public final class KvRoutingPolicy implements RoutingPolicy {
         try {
             subscription.close();
         } catch (Exception e) {
-            LOG.log(System.Logger.Level.DEBUG, "closing the KV event subscription failed", e);
+            LOG.debug("closing the KV event subscription failed", e);
         }
         repairs.shutdownNow();
         indexer.close();

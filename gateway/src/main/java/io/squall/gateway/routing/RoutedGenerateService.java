@@ -14,6 +14,8 @@ import io.squall.functions.discovery.WorkerRole;
 import io.squall.functions.api.rsocket.RSocketGenerateClient;
 import io.squall.functions.api.rsocket.StageConnections;
 import io.squall.kvgrid.hash.BlockHasher;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -48,7 +50,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public final class RoutedGenerateService implements GenerateService, AutoCloseable {
 
-    private static final System.Logger LOG = System.getLogger(RoutedGenerateService.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(RoutedGenerateService.class);
     private static final Comparator<WorkerInstance> BY_ID = Comparator.comparing(w -> w.id().toString());
     static final int MAX_MIGRATIONS = 3;
 
@@ -72,7 +74,7 @@ public final class RoutedGenerateService implements GenerateService, AutoCloseab
             Mono<RSocket> connection = connections.remove(removed.id());
             if (connection != null) {
                 connection.subscribe(RSocket::dispose, e -> { });
-                LOG.log(System.Logger.Level.DEBUG, "closed the connection to {0}", removed.id());
+                LOG.debug("closed the connection to {}", removed.id());
             }
             policy.removed(removed.id());
             inFlight.forget(removed.id());
@@ -132,7 +134,7 @@ public final class RoutedGenerateService implements GenerateService, AutoCloseab
                 .map(progress::restated)
                 .onErrorResume(e -> migratable(e, progress), e -> {
                     progress.migrations++;
-                    LOG.log(System.Logger.Level.WARNING, "lost worker {0} after {1} tokens of request {2}; migrating ({3})",
+                    LOG.warn("lost worker {} after {} tokens of request {}; migrating ({})",
                             worker.id(), progress.generated.length, request.requestId(), e.getMessage());
                     Set<InstanceId> without = new HashSet<>(lost);
                     without.add(worker.id());

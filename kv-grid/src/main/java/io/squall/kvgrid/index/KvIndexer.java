@@ -11,6 +11,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The thread-safe front of a {@link RadixIndex}: one dedicated thread owns the index (an actor), so
@@ -37,7 +39,7 @@ import java.util.function.Consumer;
  */
 public final class KvIndexer implements AutoCloseable {
 
-    private static final System.Logger LOG = System.getLogger(KvIndexer.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(KvIndexer.class);
     /**
      * Events are applied in groups of this many, each group {@link RadixIndex#prefetch prefetched}
      * first in a tight loop so that the cache misses of the whole group overlap.
@@ -242,7 +244,7 @@ public final class KvIndexer implements AutoCloseable {
                         onGap.accept(gap);
                     }
                 } catch (RuntimeException e) {
-                    LOG.log(System.Logger.Level.WARNING, "dropped a KV event the index could not apply: " + event, e);
+                    LOG.warn("dropped a KV event the index could not apply: " + event, e);
                 }
             }
             case Command<?> command -> command.run(index);

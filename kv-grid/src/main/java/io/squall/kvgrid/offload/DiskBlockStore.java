@@ -20,6 +20,8 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.zip.CRC32C;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * G3: one file per block in a directory, named by the block's hash ({@code <16 hex digits>.kvb}),
@@ -38,6 +40,7 @@ import java.util.zip.CRC32C;
  */
 public final class DiskBlockStore implements BlockStore {
 
+    private static final Logger LOG = LoggerFactory.getLogger(DiskBlockStore.class);
     static final String SUFFIX = ".kvb";
     private static final int MAGIC = 0x564B5153; // "SQKV" read little-endian
     private static final int VERSION = 1;
@@ -204,8 +207,7 @@ public final class DiskBlockStore implements BlockStore {
         } catch (IOException e) {
             // A file we could not delete is unreachable: it is no longer in the index and a later put
             // of the same hash replaces it atomically.
-            System.getLogger(DiskBlockStore.class.getName())
-                    .log(System.Logger.Level.WARNING, "cannot delete block file {0}: {1}", file, e.toString());
+            LOG.warn("cannot delete block file {}: {}", file, e.toString());
         }
     }
 }

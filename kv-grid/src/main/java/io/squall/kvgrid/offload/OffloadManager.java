@@ -19,6 +19,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Moves KV blocks between the G1 pool and the lower tiers.
@@ -39,7 +41,7 @@ import java.util.concurrent.TimeUnit;
  */
 public final class OffloadManager implements EvictionSink, AutoCloseable {
 
-    private static final System.Logger LOG = System.getLogger(OffloadManager.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(OffloadManager.class);
 
     private final OffloadConfig config;
     private final KvEventPublisher events;
@@ -102,7 +104,7 @@ public final class OffloadManager implements EvictionSink, AutoCloseable {
                     stats.offloaded(Tier.G1, store.tier(), 1);
                     stats.blocks(store.tier(), store.blockCount());
                 } catch (RuntimeException e) {
-                    LOG.log(System.Logger.Level.WARNING, "offload of block {0} to {1} failed: {2}",
+                    LOG.warn("offload of block {} to {} failed: {}",
                             hash, store.tier(), e.toString());
                 }
             }
@@ -192,7 +194,7 @@ public final class OffloadManager implements EvictionSink, AutoCloseable {
         thread.shutdown();
         try {
             if (!thread.awaitTermination(30, TimeUnit.SECONDS)) {
-                LOG.log(System.Logger.Level.WARNING, "offload thread did not finish within 30 s; abandoning it");
+                LOG.warn("offload thread did not finish within 30 s; abandoning it");
                 thread.shutdownNow();
                 return; // the staging memory may still be in use: leave it to the process
             }

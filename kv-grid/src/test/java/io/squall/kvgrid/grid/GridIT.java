@@ -28,11 +28,13 @@ import java.util.zip.CRC32C;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** Three real members in one JVM on loopback; one is killed mid-test. */
 class GridIT {
 
-    private static final System.Logger LOG = System.getLogger(GridIT.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(GridIT.class);
     private static final int MEMBERS = 3;
     private static final long BLOCK_BYTES = 1024;
 
@@ -43,7 +45,7 @@ class GridIT {
     @BeforeEach
     void startCluster() throws IOException {
         seed = System.nanoTime();
-        LOG.log(System.Logger.Level.INFO, "GridIT seed={0}", seed);
+        LOG.info("GridIT seed={}", seed);
         random = new Random(seed);
         String cluster = "squall-it-" + UUID.randomUUID();
         int seedPort = freePort();

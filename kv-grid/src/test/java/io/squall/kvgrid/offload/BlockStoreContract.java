@@ -10,12 +10,14 @@ import java.util.Random;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** What every bounded, self-evicting {@link BlockStore} guarantees; run once per implementation. */
 abstract class BlockStoreContract {
 
     static final long BLOCK_BYTES = 512;
-    private static final System.Logger LOG = System.getLogger(BlockStoreContract.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(BlockStoreContract.class);
 
     protected BlockStore store;
     protected Random random;
@@ -27,7 +29,7 @@ abstract class BlockStoreContract {
     @BeforeEach
     void open() {
         seed = System.nanoTime();
-        LOG.log(System.Logger.Level.INFO, "{0} seed={1}", getClass().getSimpleName(), seed);
+        LOG.info("{} seed={}", getClass().getSimpleName(), seed);
         random = new Random(seed);
         store = newStore(3);
     }

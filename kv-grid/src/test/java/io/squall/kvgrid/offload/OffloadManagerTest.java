@@ -31,10 +31,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 class OffloadManagerTest {
 
-    private static final System.Logger LOG = System.getLogger(OffloadManagerTest.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(OffloadManagerTest.class);
     private static final KvLayout LAYOUT = new KvLayout(2, 2, 4, 4, KvElementType.F32);
     private static final long BLOCK_BYTES = LAYOUT.blockBytes();
 
@@ -50,7 +52,7 @@ class OffloadManagerTest {
     @BeforeEach
     void seed() {
         seed = System.nanoTime();
-        LOG.log(System.Logger.Level.INFO, "OffloadManagerTest seed={0}", seed);
+        LOG.info("OffloadManagerTest seed={}", seed);
         random = new Random(seed);
     }
 

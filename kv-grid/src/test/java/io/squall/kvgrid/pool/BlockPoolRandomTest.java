@@ -12,16 +12,18 @@ import java.util.List;
 import java.util.Random;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** Random allocate / commit / find / free sequences checked against a model of what G1 holds. */
 class BlockPoolRandomTest {
 
-    private static final System.Logger LOG = System.getLogger(BlockPoolRandomTest.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(BlockPoolRandomTest.class);
 
     @Test
     void eventsAndLookupsAgreeWithTheModelUnderRandomOperations() {
         long seed = System.nanoTime();
-        LOG.log(System.Logger.Level.INFO, "BlockPoolRandomTest seed={0}", seed);
+        LOG.info("BlockPoolRandomTest seed={}", seed);
         Random random = new Random(seed);
         List<KvEvent> events = new ArrayList<>();
         KvEventPublisher publisher = new KvEventPublisher(new WorkerId(3), events::addAll);

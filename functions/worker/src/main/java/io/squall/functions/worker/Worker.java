@@ -33,6 +33,8 @@ import io.squall.functions.worker.rsocket.StageServices;
 import io.squall.functions.worker.disagg.PrefillStage;
 import io.squall.functions.worker.disagg.PushReservations;
 import io.squall.functions.worker.disagg.RemotePrefillRouter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
 import reactor.netty.DisposableServer;
 
@@ -56,7 +58,7 @@ import java.util.concurrent.ThreadLocalRandom;
  */
 public final class Worker implements AutoCloseable {
 
-    private static final System.Logger LOG = System.getLogger(Worker.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(Worker.class);
     /** Longest wait to connect to another worker, and for one block fetched from it, on the offload thread. */
     private static final Duration KV_FETCH_TIMEOUT = Duration.ofSeconds(5);
 
@@ -110,8 +112,8 @@ public final class Worker implements AutoCloseable {
                             .asConnectionAcceptor());
         }
         Thread.ofPlatform().name("squall-worker-load").daemon(true).start(this::load);
-        LOG.log(System.Logger.Level.INFO, "worker {0} ({1}) listening: http {2}:{3,number,#}, rsocket tcp {2}:{4,number,#}",
-                id, config.role(), config.host(), httpPort(), rsocketPort());
+        LOG.info("worker {} ({}) listening: http {}:{}, rsocket tcp {}:{}",
+                id, config.role(), config.host(), httpPort(), config.host(), rsocketPort());
         return this;
     }
 
@@ -140,10 +142,10 @@ public final class Worker implements AutoCloseable {
                 services = services(started, pool, instance);
                 registration = discovery.register(instance, () -> load(started.stats()));
             }
-            LOG.log(System.Logger.Level.INFO, "worker {0} ready: model {1}, {2}", id, instance.model(), opened.describe());
+            LOG.info("worker {} ready: model {}, {}", id, instance.model(), opened.describe());
             ready.complete(instance);
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.ERROR, "worker " + id + " failed to start", e);
+            LOG.error("worker " + id + " failed to start", e);
             ready.completeExceptionally(e);
         }
     }
@@ -234,6 +236,6 @@ public final class Worker implements AutoCloseable {
             }
             peers.close();
         }
-        LOG.log(System.Logger.Level.INFO, "worker {0} stopped", id);
+        LOG.info("worker {} stopped", id);
     }
 }

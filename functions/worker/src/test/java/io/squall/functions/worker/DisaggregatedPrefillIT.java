@@ -40,6 +40,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -72,7 +74,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class DisaggregatedPrefillIT {
 
-    private static final System.Logger LOG = System.getLogger(DisaggregatedPrefillIT.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(DisaggregatedPrefillIT.class);
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
     /** 48-token steps: a 10-block prompt takes several chunks, so blocks are pushed while later ones compute. */
     private static final BatchConfig BATCH = new BatchConfig(4, 48, true, 16, true);
@@ -119,7 +121,7 @@ class DisaggregatedPrefillIT {
     @BeforeAll
     static void start() throws Exception {
         long seed = System.nanoTime();
-        LOG.log(System.Logger.Level.INFO, "DisaggregatedPrefillIT seed={0}", seed);
+        LOG.info("DisaggregatedPrefillIT seed={}", seed);
         random = new SplittableRandom(seed);
         Path model = dir.resolve("m.gguf");
         RandomModel.write(new RandomModel.Spec(Architecture.LLAMA, new RandomModel.Shape(64, 2, 4, 2, 96, 512),

@@ -47,6 +47,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
 
 import java.nio.file.Path;
@@ -69,7 +71,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class KvFetchIT {
 
-    private static final System.Logger LOG = System.getLogger(KvFetchIT.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(KvFetchIT.class);
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
     private static final BatchConfig BATCH = new BatchConfig(4, 64, true, 16, true);
     private static final int BLOCK = 16;
@@ -94,7 +96,7 @@ class KvFetchIT {
     @BeforeAll
     static void start() throws Exception {
         long seed = System.nanoTime();
-        LOG.log(System.Logger.Level.INFO, "KvFetchIT seed={0}", seed);
+        LOG.info("KvFetchIT seed={}", seed);
         random = new SplittableRandom(seed);
         modelFile = dir.resolve("m.gguf");
         RandomModel.write(new RandomModel.Spec(Architecture.LLAMA, new RandomModel.Shape(64, 2, 4, 2, 96, 512),

@@ -19,6 +19,8 @@ import io.squall.functions.discovery.InstanceId;
 import io.squall.functions.discovery.LoadReport;
 import io.squall.functions.discovery.Registration;
 import io.squall.functions.discovery.WorkerInstance;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import reactor.core.Exceptions;
 import reactor.core.publisher.BufferOverflowStrategy;
 import reactor.core.publisher.Flux;
@@ -52,7 +54,7 @@ public final class HazelcastDiscovery implements AutoCloseable {
     /** Events buffered for one slow watcher before it is failed. */
     static final int WATCH_BUFFER = 1024;
 
-    private static final System.Logger LOG = System.getLogger(HazelcastDiscovery.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(HazelcastDiscovery.class);
 
     private final HazelcastInstance hazelcast;
     private final DiscoveryConfig config;
@@ -140,11 +142,11 @@ public final class HazelcastDiscovery implements AutoCloseable {
                 Lease lease = decode(value);
                 if (lease != null && lease.member().equals(lost)) {
                     map.remove(key, value);
-                    LOG.log(System.Logger.Level.INFO, "instance {0} left with its cluster member", key);
+                    LOG.info("instance {} left with its cluster member", key);
                 }
             });
         } catch (HazelcastInstanceNotActiveException e) {
-            LOG.log(System.Logger.Level.DEBUG, "member shut down while dropping lost instances");
+            LOG.debug("member shut down while dropping lost instances");
         }
     }
 
@@ -154,7 +156,7 @@ public final class HazelcastDiscovery implements AutoCloseable {
             try {
                 gone = view.remove(InstanceId.parse(event.getKey()));
             } catch (IllegalArgumentException e) {
-                LOG.log(System.Logger.Level.WARNING, "ignoring malformed instance key {0}", event.getKey());
+                LOG.warn("ignoring malformed instance key {}", event.getKey());
             }
             if (gone != null) {
                 emit(new DiscoveryEvent.Removed(gone.id()));
@@ -179,7 +181,7 @@ public final class HazelcastDiscovery implements AutoCloseable {
         try {
             return Lease.decode(value);
         } catch (StageException e) {
-            LOG.log(System.Logger.Level.WARNING, "ignoring an unreadable registration: {0}", e.getMessage());
+            LOG.warn("ignoring an unreadable registration: {}", e.getMessage());
             return null;
         }
     }
@@ -191,7 +193,7 @@ public final class HazelcastDiscovery implements AutoCloseable {
             map.removeEntryListener(entryListener);
             hazelcast.getCluster().removeMembershipListener(membershipListener);
         } catch (HazelcastInstanceNotActiveException e) {
-            LOG.log(System.Logger.Level.DEBUG, "member already shut down");
+            LOG.debug("member already shut down");
         }
         owner.execute(() -> watchers.forEach(FluxSink::complete));
         owner.shutdown();

@@ -14,6 +14,8 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Keeps one registration alive: every load interval it samples the load and rewrites the entry when the
@@ -24,7 +26,7 @@ import java.util.function.Supplier;
  */
 final class LeaseKeeper implements Registration {
 
-    private static final System.Logger LOG = System.getLogger(LeaseKeeper.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(LeaseKeeper.class);
 
     private final IMap<String, byte[]> map;
     private final UUID member;
@@ -86,7 +88,7 @@ final class LeaseKeeper implements Registration {
             closed.set(true);
             task.cancel(false);
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "renewing the lease of " + key + " failed; retrying", e);
+            LOG.warn("renewing the lease of " + key + " failed; retrying", e);
         }
     }
 
@@ -102,7 +104,7 @@ final class LeaseKeeper implements Registration {
         try {
             map.remove(key);
         } catch (HazelcastInstanceNotActiveException e) {
-            LOG.log(System.Logger.Level.DEBUG, "member already shut down; its entries leave with it");
+            LOG.debug("member already shut down; its entries leave with it");
         }
     }
 }

@@ -21,6 +21,8 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntPredicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Continuous batching over one {@link ForwardPass}. A dedicated thread owns every sequence and runs
@@ -46,7 +48,7 @@ import java.util.function.IntPredicate;
  */
 public final class BatchScheduler implements AutoCloseable {
 
-    private static final System.Logger LOG = System.getLogger(BatchScheduler.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(BatchScheduler.class);
     private static final Runnable WAKE = () -> { };
     /** How long an idle scheduler sleeps before re-checking, as a safety net; wake-ups are explicit. */
     private static final long IDLE_POLL_MILLIS = 200;
@@ -242,7 +244,7 @@ public final class BatchScheduler implements AutoCloseable {
         try {
             fill = Objects.requireNonNull(s.remote.start(pages), "remote prefill future");
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "remote prefill of " + s.request.id() + " did not start; computing here", e);
+            LOG.warn("remote prefill of " + s.request.id() + " did not start; computing here", e);
             pages.close();
             return true; // the pages are reserved now: the sequence computes into them
         }
@@ -266,7 +268,7 @@ public final class BatchScheduler implements AutoCloseable {
             if (succeeded && complete) {
                 s.cache.markComputed(s.reserved.blockIds().length * kv.pool().layout().blockSize(), s.tokens);
             } else {
-                LOG.log(System.Logger.Level.DEBUG, "remote prefill of {0} failed; computing it here", s.request.id());
+                LOG.debug("remote prefill of {} failed; computing it here", s.request.id());
             }
             s.reserved = null;
             s.remoteFill = null;
@@ -281,7 +283,7 @@ public final class BatchScheduler implements AutoCloseable {
                 s.sink.onPromptBlock(s.reportedBlocks, s.cache.blockHash(s.reportedBlocks), s.cache.page(s.reportedBlocks));
             }
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "token sink of " + s.request.id() + " failed on a prompt block; cancelling it", e);
+            LOG.warn("token sink of " + s.request.id() + " failed on a prompt block; cancelling it", e);
             s.cancel();
         }
     }
@@ -293,7 +295,7 @@ public final class BatchScheduler implements AutoCloseable {
                 continue;
             }
             OnboardCopy copy = s.onboarding.exceptionally(error -> {
-                LOG.log(System.Logger.Level.WARNING, "onboarding for " + s.request.id() + " failed; recomputing", error);
+                LOG.warn("onboarding for " + s.request.id() + " failed; recomputing", error);
                 return null;
             }).join();
             s.onboarding = null;
@@ -350,7 +352,7 @@ public final class BatchScheduler implements AutoCloseable {
         try {
             forwardPass.forward(segments);
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.ERROR, "forward pass failed; failing its " + scheduled.size() + " sequences", e);
+            LOG.error("forward pass failed; failing its " + scheduled.size() + " sequences", e);
             for (Sequence s : scheduled) {
                 running.remove(s);
                 release(s);
@@ -411,7 +413,7 @@ public final class BatchScheduler implements AutoCloseable {
         victim.admittedBefore = true;
         waiting.addFirst(victim);
         preemptions++;
-        LOG.log(System.Logger.Level.DEBUG, "preempted sequence {0} holding {1} tokens", victim.request.id(), victim.tokenCount);
+        LOG.debug("preempted sequence {} holding {} tokens", victim.request.id(), victim.tokenCount);
     }
 
     /** Returns a sequence's pages to the pool; its committed blocks stay cached for reuse. */
@@ -462,7 +464,7 @@ public final class BatchScheduler implements AutoCloseable {
         try {
             s.sink.onToken(token, detail);
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "token sink of " + s.request.id() + " failed; cancelling it", e);
+            LOG.warn("token sink of " + s.request.id() + " failed; cancelling it", e);
             release(s);
             s.finished = true;
             return;
@@ -478,7 +480,7 @@ public final class BatchScheduler implements AutoCloseable {
         try {
             s.sink.onFinish(reason, new TokenSink.Usage(s.request.promptLength(), s.generated, s.cachedTokens));
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "token sink of " + s.request.id() + " failed on finish", e);
+            LOG.warn("token sink of " + s.request.id() + " failed on finish", e);
         }
     }
 
@@ -487,7 +489,7 @@ public final class BatchScheduler implements AutoCloseable {
         try {
             s.sink.onError(error);
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "token sink of " + s.request.id() + " failed on error", e);
+            LOG.warn("token sink of " + s.request.id() + " failed on error", e);
         }
     }
 

@@ -13,6 +13,8 @@ import io.squall.functions.engine.batch.RemotePrefill;
 import io.squall.functions.worker.kv.KvPeers;
 import io.squall.functions.worker.local.SamplingMapping;
 import io.squall.functions.worker.metrics.WorkerMetrics;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -40,7 +42,7 @@ import java.util.concurrent.TimeoutException;
  */
 public final class RemotePrefillRouter implements RemotePrefill {
 
-    private static final System.Logger LOG = System.getLogger(RemotePrefillRouter.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(RemotePrefillRouter.class);
 
     private final WorkerInstance self;
     private final Discovery discovery;
@@ -103,7 +105,7 @@ public final class RemotePrefillRouter implements RemotePrefill {
                     }
                     FallbackReason reason = reason(error, reservation);
                     metrics.remotePrefillFellBack(reason.label());
-                    LOG.log(System.Logger.Level.WARNING, "remote prefill of {0} on {1} failed ({2}: {3}); prefilling locally",
+                    LOG.warn("remote prefill of {} on {} failed ({}: {}); prefilling locally",
                             request.id(), worker.get().id(), reason.label(), error.getMessage());
                     result.complete(false);
                 });
@@ -127,7 +129,7 @@ public final class RemotePrefillRouter implements RemotePrefill {
     }
 
     private static void log(GenerationRequest request, WorkerInstance worker, PrefillResult result) {
-        LOG.log(System.Logger.Level.DEBUG, "remote prefill of {0} on {1}: {2} blocks pushed, first token {3}",
+        LOG.debug("remote prefill of {} on {}: {} blocks pushed, first token {}",
                 request.id(), worker.id(), result.blocksWritten(), result.firstToken());
     }
 }

@@ -7,6 +7,8 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Carries batches of KV events from the scheduler thread to a slow consumer (the Hazelcast block
@@ -16,7 +18,7 @@ import java.util.function.Consumer;
  */
 public final class KvEventRelay implements KvEventSink, AutoCloseable {
 
-    private static final System.Logger LOG = System.getLogger(KvEventRelay.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(KvEventRelay.class);
     private static final List<KvEvent> STOP = List.of();
 
     private final BlockingQueue<List<KvEvent>> queue;
@@ -36,7 +38,7 @@ public final class KvEventRelay implements KvEventSink, AutoCloseable {
         if (!batch.isEmpty() && !queue.offer(batch)) {
             long total = dropped.incrementAndGet();
             if (Long.bitCount(total) == 1) { // 1st, 2nd, 4th, ... drop: visible without flooding the log
-                LOG.log(System.Logger.Level.WARNING, "the KV event consumer is behind; {0} batches dropped so far", total);
+                LOG.warn("the KV event consumer is behind; {} batches dropped so far", total);
             }
         }
     }
@@ -47,7 +49,7 @@ public final class KvEventRelay implements KvEventSink, AutoCloseable {
                 try {
                     target.accept(batch);
                 } catch (RuntimeException e) {
-                    LOG.log(System.Logger.Level.WARNING, "publishing " + batch.size() + " KV events failed", e);
+                    LOG.warn("publishing " + batch.size() + " KV events failed", e);
                 }
             }
         } catch (InterruptedException e) {

@@ -19,6 +19,8 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * G4 as seen by one worker: the blocks other workers hold in their G2/G3, read over {@code kv.fetch}.
@@ -38,7 +40,7 @@ import java.util.function.Function;
  */
 public final class RemoteBlockStore implements BlockStore {
 
-    private static final System.Logger LOG = System.getLogger(RemoteBlockStore.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(RemoteBlockStore.class);
 
     private final Function<BlockHash, Set<BlockLocation>> directory;
     private final WorkerId self;
@@ -101,7 +103,7 @@ public final class RemoteBlockStore implements BlockStore {
         try {
             frame = peer.fetch(new KvFetchRequest(List.of(hash))).next().timeout(timeout).block();
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.DEBUG, "kv.fetch of block {0} from worker {1} failed: {2}", hash, holder, e.toString());
+            LOG.debug("kv.fetch of block {} from worker {} failed: {}", hash, holder, e.toString());
             return false;
         }
         if (frame == null) {
@@ -109,8 +111,8 @@ public final class RemoteBlockStore implements BlockStore {
         }
         if (!frame.blockHash().equals(hash) || frame.index() != 0 || frame.payload().length != blockBytes
                 || WireFormat.crc32c(frame.payload()) != frame.crc32c()) {
-            LOG.log(System.Logger.Level.WARNING, "worker {0} answered kv.fetch of block {1} with a mismatching frame"
-                    + " (block {2}, index {3}, {4} bytes); ignoring it", holder, hash, frame.blockHash(), frame.index(),
+            LOG.warn("worker {} answered kv.fetch of block {} with a mismatching frame"
+                    + " (block {}, index {}, {} bytes); ignoring it", holder, hash, frame.blockHash(), frame.index(),
                     frame.payload().length);
             return false;
         }

@@ -19,6 +19,8 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@link KvPeers} over RSocket: a worker is looked up in {@link Discovery} by its {@link WorkerId} or {@link InstanceId} and
@@ -28,7 +30,7 @@ import java.util.function.Predicate;
  */
 public final class RSocketKvPeers implements KvPeers {
 
-    private static final System.Logger LOG = System.getLogger(RSocketKvPeers.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(RSocketKvPeers.class);
 
     private final Discovery discovery;
     private final Duration connectTimeout;
@@ -77,7 +79,7 @@ public final class RSocketKvPeers implements KvPeers {
             }
             return Optional.of(rsocket);
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.DEBUG, "connecting to peer {0} failed: {1}", instance.get().id(), e.toString());
+            LOG.debug("connecting to peer {} failed: {}", instance.get().id(), e.toString());
             return Optional.empty();
         }
     }

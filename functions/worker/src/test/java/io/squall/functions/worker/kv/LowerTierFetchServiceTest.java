@@ -13,6 +13,8 @@ import io.squall.kvgrid.offload.OffloadPolicy;
 import io.squall.kvgrid.pool.KvEventPublisher;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import reactor.test.StepVerifier;
 
 import java.lang.foreign.MemorySegment;
@@ -24,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class LowerTierFetchServiceTest {
 
-    private static final System.Logger LOG = System.getLogger(LowerTierFetchServiceTest.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(LowerTierFetchServiceTest.class);
     private static final int BLOCK_BYTES = 128;
 
     private final HostBlockStore host = new HostBlockStore(8 * BLOCK_BYTES, BLOCK_BYTES);
@@ -48,7 +50,7 @@ class LowerTierFetchServiceTest {
     @Test
     void streamsTheLeadingHeldBlocksAsRequestedAndStopsAtTheFirstMiss() {
         long seed = System.nanoTime();
-        LOG.log(System.Logger.Level.INFO, "LowerTierFetchServiceTest seed={0}", seed);
+        LOG.info("LowerTierFetchServiceTest seed={}", seed);
         SplittableRandom random = new SplittableRandom(seed);
         byte[] first = put(1, random);
         byte[] second = put(2, random);

@@ -14,6 +14,8 @@ import io.squall.kvgrid.WorkerId;
 import io.squall.kvgrid.grid.BlockLocation;
 import io.squall.kvgrid.offload.ReadResult;
 import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
 
 import java.lang.foreign.Arena;
@@ -34,7 +36,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class RemoteBlockStoreTest {
 
-    private static final System.Logger LOG = System.getLogger(RemoteBlockStoreTest.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(RemoteBlockStoreTest.class);
     private static final int BLOCK_BYTES = 256;
     private static final BlockHash HASH = new BlockHash(77);
     private static final WorkerId SELF = new WorkerId(1);
@@ -46,7 +48,7 @@ class RemoteBlockStoreTest {
 
     private static byte[] page() {
         long seed = System.nanoTime();
-        LOG.log(System.Logger.Level.INFO, "RemoteBlockStoreTest seed={0}", seed);
+        LOG.info("RemoteBlockStoreTest seed={}", seed);
         byte[] bytes = new byte[BLOCK_BYTES];
         new SplittableRandom(seed).nextBytes(bytes);
         return bytes;
