@@ -41,7 +41,8 @@ final class GenModelCommand implements Callable<Integer> {
     @Option(names = "--vocab-from", description = "copy the tokenizer of this GGUF (default: a built-in byte-level vocabulary)")
     Path vocabFrom;
 
-    @Option(names = "--type", defaultValue = "f32", description = "f32, f16, bf16, q8_0, q4_0, q4_k or q6_k (default: ${DEFAULT-VALUE})")
+    @Option(names = "--type", defaultValue = "f32", description = "storage of the matrices: f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1, iq4_nl, q2_k, q3_k,"
+            + " q4_k, q5_k, q6_k or iq4_xs (default: ${DEFAULT-VALUE})")
     String type;
 
     @Option(names = "--seed", defaultValue = "1234", description = "weights seed (default: ${DEFAULT-VALUE})")
@@ -68,16 +69,14 @@ final class GenModelCommand implements Callable<Integer> {
         return 0;
     }
 
+    /** The format named {@code name} (any case), one of those Squall computes with. */
     static GgmlType parseType(String name) {
-        return switch (name.toLowerCase(Locale.ROOT)) {
-            case "f32" -> GgmlType.F32;
-            case "f16" -> GgmlType.F16;
-            case "bf16" -> GgmlType.BF16;
-            case "q8_0" -> GgmlType.Q8_0;
-            case "q4_0" -> GgmlType.Q4_0;
-            case "q4_k" -> GgmlType.Q4_K;
-            case "q6_k" -> GgmlType.Q6_K;
-            default -> throw new IllegalArgumentException("--type " + name + " is not one of f32, f16, bf16, q8_0, q4_0, q4_k, q6_k");
-        };
+        for (GgmlType candidate : GgmlType.values()) {
+            if (candidate.isMatmulSupported() && candidate.name().equalsIgnoreCase(name)) {
+                return candidate;
+            }
+        }
+        throw new IllegalArgumentException("--type " + name + " is not one of "
+                + GgmlType.supportedNames().toLowerCase(Locale.ROOT));
     }
 }

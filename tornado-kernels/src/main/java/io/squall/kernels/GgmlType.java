@@ -87,9 +87,20 @@ public enum GgmlType {
     /** Whether Squall's matmul kernels read this format. */
     public boolean isMatmulSupported() {
         return switch (this) {
-            case F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q6_K -> true;
+            case F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS -> true;
             default -> false;
         };
+    }
+
+    /** The formats Squall computes with, comma-separated in id order, for error messages. */
+    public static String supportedNames() {
+        StringBuilder names = new StringBuilder();
+        for (GgmlType type : values()) {
+            if (type.isMatmulSupported()) {
+                names.append(names.isEmpty() ? "" : ", ").append(type.name());
+            }
+        }
+        return names.toString();
     }
 
     /** The format with GGUF id {@code id}, or {@code null} when the id is unknown. */

@@ -36,9 +36,25 @@ class GgmlTypeTest {
     }
 
     @Test
-    void matmulSupportCoversTheSevenFormats() {
+    void matmulSupportCoversTheFormatsOfLlamaCppsCommonMixes() {
         assertThat(GgmlType.values()).filteredOn(GgmlType::isMatmulSupported)
                 .containsExactlyInAnyOrder(GgmlType.F32, GgmlType.F16, GgmlType.BF16, GgmlType.Q8_0,
-                        GgmlType.Q4_0, GgmlType.Q4_K, GgmlType.Q6_K);
+                        GgmlType.Q4_0, GgmlType.Q4_1, GgmlType.Q5_0, GgmlType.Q5_1, GgmlType.IQ4_NL,
+                        GgmlType.Q2_K, GgmlType.Q3_K, GgmlType.Q4_K, GgmlType.Q5_K, GgmlType.Q6_K, GgmlType.IQ4_XS);
+        assertThat(GgmlType.supportedNames())
+                .isEqualTo("F32, F16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL, IQ4_XS, BF16");
+        assertThat(GgmlType.IQ2_XXS.isMatmulSupported()).isFalse();
+    }
+
+    @Test
+    void newBlockGeometriesMatchGgml() {
+        assertThat(GgmlType.Q4_1.bytesFor(32)).isEqualTo(2 + 2 + 16);
+        assertThat(GgmlType.Q5_0.bytesFor(32)).isEqualTo(2 + 4 + 16);
+        assertThat(GgmlType.Q5_1.bytesFor(32)).isEqualTo(2 + 2 + 4 + 16);
+        assertThat(GgmlType.IQ4_NL.bytesFor(32)).isEqualTo(2 + 16);
+        assertThat(GgmlType.Q2_K.bytesFor(256)).isEqualTo(16 + 64 + 2 + 2);
+        assertThat(GgmlType.Q3_K.bytesFor(256)).isEqualTo(32 + 64 + 12 + 2);
+        assertThat(GgmlType.Q5_K.bytesFor(256)).isEqualTo(2 + 2 + 12 + 32 + 128);
+        assertThat(GgmlType.IQ4_XS.bytesFor(256)).isEqualTo(2 + 2 + 4 + 128);
     }
 }

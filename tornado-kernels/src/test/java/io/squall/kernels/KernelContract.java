@@ -40,10 +40,14 @@ public abstract class KernelContract {
         kernels.close();
     }
 
+    /** Every format with a matmul kernel. */
+    private static GgmlType[] supportedTypes() {
+        return java.util.Arrays.stream(GgmlType.values()).filter(GgmlType::isMatmulSupported).toArray(GgmlType[]::new);
+    }
+
     static Stream<Arguments> matmulCases() {
         List<Arguments> cases = new ArrayList<>();
-        for (GgmlType type : new GgmlType[]{GgmlType.F32, GgmlType.F16, GgmlType.BF16, GgmlType.Q8_0,
-                GgmlType.Q4_0, GgmlType.Q4_K, GgmlType.Q6_K}) {
+        for (GgmlType type : supportedTypes()) {
             int cols = type.blockSize() == 256 ? 256 * 3 : 32 * 7;
             for (int batch : new int[]{1, 3, 5, 17}) {
                 cases.add(Arguments.of(type, 37, cols, batch));
@@ -121,8 +125,7 @@ public abstract class KernelContract {
 
     @Test
     void dequantizeRowMatchesTheCodec() {
-        for (GgmlType type : new GgmlType[]{GgmlType.F32, GgmlType.F16, GgmlType.BF16, GgmlType.Q8_0,
-                GgmlType.Q4_0, GgmlType.Q4_K, GgmlType.Q6_K}) {
+        for (GgmlType type : supportedTypes()) {
             WeightMatrix w = type.blockSize() == 1 ? data.encoded(type, 5, 512) : data.randomBlocks(type, 5, 512);
             double[] expected = TestData.dequantized(w);
             float[] out = new float[512 + 3];

@@ -2,7 +2,8 @@ package io.squall.kernels;
 
 import io.squall.kernels.format.GgmlCodec;
 import io.squall.kernels.format.LittleEndian;
-import io.squall.kernels.format.Q4_KCodec;
+import io.squall.kernels.format.Q2_KCodec;
+import io.squall.kernels.format.Q3_KCodec;
 import io.squall.kernels.format.Q6_KCodec;
 
 import java.lang.foreign.Arena;
@@ -50,19 +51,31 @@ public final class TestData {
             data.set(ValueLayout.JAVA_BYTE, i, (byte) random.nextInt(256));
         }
         long blocks = bytes / type.blockBytes();
+        int[] halves = halfOffsets(type);
         for (long b = 0; b < blocks; b++) {
-            long base = b * type.blockBytes();
-            switch (type) {
-                case Q8_0, Q4_0 -> LittleEndian.putHalf(data, base, smallHalf());
-                case Q4_K -> {
-                    LittleEndian.putHalf(data, base, smallHalf());
-                    LittleEndian.putHalf(data, base + Q4_KCodec.DMIN_OFFSET, smallHalf());
-                }
-                case Q6_K -> LittleEndian.putHalf(data, base + Q6_KCodec.D_OFFSET, smallHalf());
-                default -> throw new IllegalArgumentException(type.name());
+            for (int offset : halves) {
+                LittleEndian.putHalf(data, b * type.blockBytes() + offset, smallHalf());
             }
         }
         return new WeightMatrix("random", type, rows, cols, data);
+    }
+
+    /** Byte offsets of the f16 scale fields in a block of {@code type}. */
+    private static int[] halfOffsets(GgmlType type) {
+        return switch (type) {
+            case Q8_0, Q4_0, Q5_0, IQ4_NL, IQ4_XS -> new int[] {0};
+            case Q4_1, Q5_1, Q4_K, Q5_K -> new int[] {0, 2};
+            case Q2_K -> new int[] {Q2_KCodec.D_OFFSET, Q2_KCodec.DMIN_OFFSET};
+            case Q3_K -> new int[] {Q3_KCodec.D_OFFSET};
+            case Q6_K -> new int[] {Q6_KCodec.D_OFFSET};
+            default -> throw new IllegalArgumentException(type.name());
+        };
+    }
+
+    /** The quantized formats Squall computes with. */
+    public static GgmlType[] quantizedTypes() {
+        return java.util.Arrays.stream(GgmlType.values())
+                .filter(t -> t.isMatmulSupported() && t.blockSize() > 1).toArray(GgmlType[]::new);
     }
 
     private float smallHalf() {

@@ -104,7 +104,7 @@ final class MatmulTask implements ParallelTask {
 
     private static boolean needsBlockSums(WeightMatrix[] matrices) {
         for (WeightMatrix w : matrices) {
-            if (w.type() == GgmlType.Q4_K) {
+            if (w.type() == GgmlType.Q4_K || w.type() == GgmlType.Q5_K) {
                 return true;
             }
         }
@@ -113,7 +113,7 @@ final class MatmulTask implements ParallelTask {
 
     /**
      * Output rows {@code [r0, r1)} of {@code w · x} for every activation row; at batch 1 a
-     * Q4_K matrix needs {@code sums} from {@link BlockSums#of}.
+     * Q4_K or Q5_K matrix needs {@code sums} from {@link BlockSums#of}.
      */
     static void rows(WeightMatrix w, float[] x, float[] out, int batch, int r0, int r1, float[] buffer,
                      float[] sums) {
@@ -150,6 +150,20 @@ final class MatmulTask implements ParallelTask {
                     }
                     for (int r = r0; r < r1; r++) {
                         out[r] = KQuantDots.q4_K(seg, r * rowBytes, x, 0, sums, cols / Q4_KCodec.BLOCK_SIZE);
+                    }
+                }
+                case Q5_K, Q3_K, IQ4_XS -> {
+                    if (!FusedDots.SIXTEEN_LANES) {
+                        decodeAndDot(w, x, out, r0, r1, buffer);
+                        return;
+                    }
+                    int blocks = cols / Q4_KCodec.BLOCK_SIZE;
+                    for (int r = r0; r < r1; r++) {
+                        out[r] = switch (type) {
+                            case Q5_K -> KQuantDots.q5_K(seg, r * rowBytes, x, 0, sums, blocks);
+                            case Q3_K -> KQuantDots.q3_K(seg, r * rowBytes, x, 0, blocks);
+                            default -> KQuantDots.iq4_XS(seg, r * rowBytes, x, 0, blocks);
+                        };
                     }
                 }
                 case Q6_K -> {

@@ -1,9 +1,15 @@
 package io.squall.kernels.cpu;
 
 import io.squall.kernels.GgmlType;
+import io.squall.kernels.format.IQ4_NLCodec;
+import io.squall.kernels.format.IQ4_XSCodec;
 import io.squall.kernels.format.LittleEndian;
+import io.squall.kernels.format.NibbleBlock;
+import io.squall.kernels.format.Q2_KCodec;
+import io.squall.kernels.format.Q3_KCodec;
 import io.squall.kernels.format.Q4_0Codec;
 import io.squall.kernels.format.Q4_KCodec;
+import io.squall.kernels.format.Q5_KCodec;
 import io.squall.kernels.format.Q6_KCodec;
 import io.squall.kernels.format.Q8_0Codec;
 import jdk.incubator.vector.ByteVector;
@@ -33,6 +39,8 @@ final class RowDecoder {
     private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
     private static final ValueLayout.OfLong LE_LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(LE);
     private static final ValueLayout.OfInt LE_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(LE);
+    /** Lane indices 0, 1, 2, … */
+    private static final IntVector LANE = IntVector.zero(I).addIndex(1);
 
     private RowDecoder() {
     }
@@ -45,8 +53,15 @@ final class RowDecoder {
             case BF16 -> bf16(w, off, cols, dst, dstOff);
             case Q8_0 -> q8_0(w, off, cols / Q8_0Codec.BLOCK_SIZE, dst, dstOff);
             case Q4_0 -> q4_0(w, off, cols / Q4_0Codec.BLOCK_SIZE, dst, dstOff);
+            case Q4_1 -> nibble(NibbleBlock.Q4_1, false, w, off, cols / NibbleBlock.SIZE, dst, dstOff);
+            case Q5_0 -> nibble(NibbleBlock.Q5_0, false, w, off, cols / NibbleBlock.SIZE, dst, dstOff);
+            case Q5_1 -> nibble(NibbleBlock.Q5_1, false, w, off, cols / NibbleBlock.SIZE, dst, dstOff);
+            case IQ4_NL -> nibble(IQ4_NLCodec.LAYOUT, true, w, off, cols / NibbleBlock.SIZE, dst, dstOff);
+            case Q2_K, Q3_K -> twoBit(type == GgmlType.Q3_K, w, off, cols / Q2_KCodec.BLOCK_SIZE, dst, dstOff);
             case Q4_K -> q4_K(w, off, cols / Q4_KCodec.BLOCK_SIZE, dst, dstOff);
+            case Q5_K -> q5_K(w, off, cols / Q5_KCodec.BLOCK_SIZE, dst, dstOff);
             case Q6_K -> q6_K(w, off, cols / Q6_KCodec.BLOCK_SIZE, dst, dstOff);
+            case IQ4_XS -> iq4_XS(w, off, cols / IQ4_XSCodec.BLOCK_SIZE, dst, dstOff);
             default -> throw new IllegalArgumentException("no decoder for " + type);
         }
     }
@@ -112,8 +127,19 @@ final class RowDecoder {
 
     /** Per pair of sub-blocks: the low nibbles of 32 bytes, then their high nibbles; {@code d·sc·q − dmin·m}. */
     private static void q4_K(MemorySegment w, long off, int blocks, float[] dst, int dstOff) {
+        kQuant(w, off, Q4_KCodec.BLOCK_BYTES, -1, Q4_KCodec.QS_OFFSET, blocks, dst, dstOff);
+    }
+
+    /** {@link #q4_K} with the fifth bits: bit {@code s} of {@code qh[l]} for sub-block {@code s}. */
+    private static void q5_K(MemorySegment w, long off, int blocks, float[] dst, int dstOff) {
+        kQuant(w, off, Q5_KCodec.BLOCK_BYTES, Q5_KCodec.QH_OFFSET, Q5_KCodec.QS_OFFSET, blocks, dst, dstOff);
+    }
+
+    /** Q4_K ({@code qh < 0}) and Q5_K: the shared header with eight 6-bit scales and mins. */
+    private static void kQuant(MemorySegment w, long off, int blockBytes, int qh, int qs, int blocks, float[] dst,
+                               int dstOff) {
         for (int i = 0; i < blocks; i++) {
-            long base = off + (long) i * Q4_KCodec.BLOCK_BYTES;
+            long base = off + (long) i * blockBytes;
             float d = LittleEndian.half(w, base);
             float dmin = LittleEndian.half(w, base + Q4_KCodec.DMIN_OFFSET);
             long packedLo = w.get(LE_LONG, base + Q4_KCodec.SCALES_OFFSET);
@@ -125,9 +151,105 @@ final class RowDecoder {
                 float m1 = -dmin * k4Min(packedLo, packedHi, 2 * pair + 1);
                 int out = dstOff + i * Q4_KCodec.BLOCK_SIZE + 64 * pair;
                 for (int j = 0; j < 32; j += L) {
-                    IntVector packed = ints(w, base + Q4_KCodec.QS_OFFSET + 32L * pair + j);
-                    toFloats(packed.and(0x0F)).fma(d0, m0).intoArray(dst, out + j);
-                    toFloats(packed.lanewise(VectorOperators.ASHR, 4).and(0x0F)).fma(d1, m1).intoArray(dst, out + 32 + j);
+                    IntVector packed = ints(w, base + qs + 32L * pair + j);
+                    IntVector lo = packed.and(0x0F);
+                    IntVector hi = packed.lanewise(VectorOperators.ASHR, 4).and(0x0F);
+                    if (qh >= 0) {
+                        IntVector high = ints(w, base + qh + j);
+                        lo = lo.or(high.lanewise(VectorOperators.ASHR, 2 * pair).and(1).lanewise(VectorOperators.LSHL, 4));
+                        hi = hi.or(high.lanewise(VectorOperators.ASHR, 2 * pair + 1).and(1).lanewise(VectorOperators.LSHL, 4));
+                    }
+                    toFloats(lo).fma(d0, m0).intoArray(dst, out + j);
+                    toFloats(hi).fma(d1, m1).intoArray(dst, out + 32 + j);
+                }
+            }
+        }
+    }
+
+    /**
+     * Q4_1, Q5_0, Q5_1 and IQ4_NL: {@code (level − bias)·d + m}, or with {@code grid}
+     * {@code d·VALUES[level]}. The fifth bit of lane {@code j} is {@code qh >>> j}, a per-lane shift.
+     */
+    private static void nibble(NibbleBlock layout, boolean grid, MemorySegment w, long off, int blocks, float[] dst,
+                               int dstOff) {
+        for (int i = 0; i < blocks; i++) {
+            long base = off + (long) i * layout.blockBytes();
+            float d = layout.d(w, base);
+            float m = layout.min(w, base);
+            IntVector qh = layout.qhOffset() < 0 ? null : IntVector.broadcast(I, w.get(LE_INT, base + layout.qhOffset()));
+            int out = dstOff + i * NibbleBlock.SIZE;
+            for (int j = 0; j < NibbleBlock.SIZE / 2; j += L) {
+                IntVector packed = ints(w, base + layout.qsOffset() + j);
+                IntVector lo = packed.and(0x0F);
+                IntVector hi = packed.lanewise(VectorOperators.ASHR, 4).and(0x0F);
+                if (qh != null) {
+                    IntVector shift = LANE.add(j);
+                    lo = lo.or(qh.lanewise(VectorOperators.LSHR, shift).and(1).lanewise(VectorOperators.LSHL, 4));
+                    hi = hi.or(qh.lanewise(VectorOperators.LSHR, shift.add(16)).and(1).lanewise(VectorOperators.LSHL, 4));
+                }
+                if (grid) {
+                    lo = Grid.values(lo);
+                    hi = Grid.values(hi);
+                } else if (layout.bias() != 0) {
+                    lo = lo.sub(layout.bias());
+                    hi = hi.sub(layout.bias());
+                }
+                toFloats(lo).fma(d, m).intoArray(dst, out + j);
+                toFloats(hi).fma(d, m).intoArray(dst, out + NibbleBlock.SIZE / 2 + j);
+            }
+        }
+    }
+
+    /**
+     * Q2_K and, with {@code hmask}, Q3_K: per half of 128 elements, each {@code qs} byte holds the
+     * 2-bit levels of four elements 32 apart; Q3_K adds bit {@code 4n + k} of {@code hmask[l]}
+     * ({@code q = low − 4 + 4·bit}). A vector of up to 16 lanes stays inside one 16-element sub-block.
+     */
+    private static void twoBit(boolean hmask, MemorySegment w, long off, int blocks, float[] dst, int dstOff) {
+        int blockBytes = hmask ? Q3_KCodec.BLOCK_BYTES : Q2_KCodec.BLOCK_BYTES;
+        long qs = hmask ? Q3_KCodec.QS_OFFSET : Q2_KCodec.QS_OFFSET;
+        for (int i = 0; i < blocks; i++) {
+            long base = off + (long) i * blockBytes;
+            float d = LittleEndian.half(w, base + (hmask ? Q3_KCodec.D_OFFSET : Q2_KCodec.D_OFFSET));
+            float dmin = hmask ? 0f : LittleEndian.half(w, base + Q2_KCodec.DMIN_OFFSET);
+            for (int n = 0; n < 2; n++) {
+                for (int l = 0; l < 32; l += L) {
+                    IntVector packed = ints(w, base + qs + 32L * n + l);
+                    IntVector high = hmask ? ints(w, base + l) : null;
+                    for (int k = 0; k < 4; k++) {
+                        int s = 8 * n + 2 * k + (l >>> 4);
+                        IntVector q = packed.lanewise(VectorOperators.ASHR, 2 * k).and(3);
+                        float scale;
+                        float min;
+                        if (hmask) {
+                            q = q.add(high.lanewise(VectorOperators.ASHR, 4 * n + k).and(1).lanewise(VectorOperators.LSHL, 2))
+                                    .sub(4);
+                            scale = d * Q3_KCodec.scale(w, base, s);
+                            min = 0f;
+                        } else {
+                            scale = d * Q2_KCodec.scale(w, base, s);
+                            min = -dmin * Q2_KCodec.min(w, base, s);
+                        }
+                        toFloats(q).fma(scale, min).intoArray(dst, dstOff + i * Q2_KCodec.BLOCK_SIZE + 128 * n + 32 * k + l);
+                    }
+                }
+            }
+        }
+    }
+
+    /** Per 32-element sub-block: IQ4_NL's nibbles at {@code qs[16s ..]}, scaled by {@code d·(ls − 32)}. */
+    private static void iq4_XS(MemorySegment w, long off, int blocks, float[] dst, int dstOff) {
+        for (int i = 0; i < blocks; i++) {
+            long base = off + (long) i * IQ4_XSCodec.BLOCK_BYTES;
+            float d = LittleEndian.half(w, base);
+            for (int s = 0; s < 8; s++) {
+                float dl = d * IQ4_XSCodec.scale(w, base, s);
+                int out = dstOff + i * IQ4_XSCodec.BLOCK_SIZE + 32 * s;
+                for (int j = 0; j < 16; j += L) {
+                    IntVector packed = ints(w, base + IQ4_XSCodec.QS_OFFSET + 16L * s + j);
+                    toFloats(Grid.values(packed.and(0x0F))).mul(dl).intoArray(dst, out + j);
+                    toFloats(Grid.values(packed.lanewise(VectorOperators.ASHR, 4).and(0x0F))).mul(dl)
+                            .intoArray(dst, out + 16 + j);
                 }
             }
         }

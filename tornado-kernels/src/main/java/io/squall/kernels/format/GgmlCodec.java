@@ -33,17 +33,26 @@ public final class GgmlCodec {
             case F16 -> Float16Codec.dequantize(src, offset, dst, dstOffset, count);
             case BF16 -> BFloat16Codec.dequantize(src, offset, dst, dstOffset, count);
             case Q8_0 -> Q8_0Codec.dequantize(src, offset, dst, dstOffset, count);
-            case Q4_0 -> Q4_0Codec.dequantize(src, offset, dst, dstOffset, count);
+            case Q4_0 -> NibbleBlock.Q4_0.dequantize(src, offset, dst, dstOffset, count);
+            case Q4_1 -> NibbleBlock.Q4_1.dequantize(src, offset, dst, dstOffset, count);
+            case Q5_0 -> NibbleBlock.Q5_0.dequantize(src, offset, dst, dstOffset, count);
+            case Q5_1 -> NibbleBlock.Q5_1.dequantize(src, offset, dst, dstOffset, count);
+            case IQ4_NL -> IQ4_NLCodec.dequantize(src, offset, dst, dstOffset, count);
+            case Q2_K -> Q2_KCodec.dequantize(src, offset, dst, dstOffset, count);
+            case Q3_K -> Q3_KCodec.dequantize(src, offset, dst, dstOffset, count);
             case Q4_K -> Q4_KCodec.dequantize(src, offset, dst, dstOffset, count);
+            case Q5_K -> Q5_KCodec.dequantize(src, offset, dst, dstOffset, count);
             case Q6_K -> Q6_KCodec.dequantize(src, offset, dst, dstOffset, count);
+            case IQ4_XS -> IQ4_XSCodec.dequantize(src, offset, dst, dstOffset, count);
             default -> throw new IllegalArgumentException("no codec for " + type);
         }
     }
 
     /**
      * Encodes {@code src[srcOffset .. srcOffset+count)} in {@code type} at byte {@code offset} of
-     * {@code dst}: F32 exactly, F16/BF16 rounded to nearest even, Q8_0/Q4_0 as ggml's reference
-     * quantizers, Q4_K/Q6_K with the single-pass encoders of {@link Q4_KCodec} and {@link Q6_KCodec}.
+     * {@code dst}: F32 exactly, F16/BF16 rounded to nearest even, Q8_0/Q4_0/Q4_1/Q5_0/Q5_1 as ggml's
+     * reference quantizers, the K-quants and IQ4 formats with the single-pass encoders of their codecs
+     * (valid encodings, not bit-identical with llama.cpp's searches).
      *
      * @throws IllegalArgumentException if the format is unsupported or {@code count} is not whole blocks
      */
@@ -56,9 +65,17 @@ public final class GgmlCodec {
             case F16 -> Float16Codec.quantize(src, srcOffset, count, dst, offset);
             case BF16 -> BFloat16Codec.quantize(src, srcOffset, count, dst, offset);
             case Q8_0 -> Q8_0Codec.quantize(src, srcOffset, count, dst, offset);
-            case Q4_0 -> Q4_0Codec.quantize(src, srcOffset, count, dst, offset);
+            case Q4_0 -> NibbleBlock.Q4_0.quantize(src, srcOffset, count, dst, offset);
+            case Q4_1 -> NibbleBlock.Q4_1.quantize(src, srcOffset, count, dst, offset);
+            case Q5_0 -> NibbleBlock.Q5_0.quantize(src, srcOffset, count, dst, offset);
+            case Q5_1 -> NibbleBlock.Q5_1.quantize(src, srcOffset, count, dst, offset);
+            case IQ4_NL -> IQ4_NLCodec.quantize(src, srcOffset, count, dst, offset);
+            case Q2_K -> Q2_KCodec.quantize(src, srcOffset, count, dst, offset);
+            case Q3_K -> Q3_KCodec.quantize(src, srcOffset, count, dst, offset);
             case Q4_K -> Q4_KCodec.quantize(src, srcOffset, count, dst, offset);
+            case Q5_K -> Q5_KCodec.quantize(src, srcOffset, count, dst, offset);
             case Q6_K -> Q6_KCodec.quantize(src, srcOffset, count, dst, offset);
+            case IQ4_XS -> IQ4_XSCodec.quantize(src, srcOffset, count, dst, offset);
             default -> throw new IllegalArgumentException("no codec for " + type);
         }
     }

@@ -53,8 +53,17 @@ public final class Q4_KCodec {
 
     /** ggml's {@code dequantize_row_q4_K} over {@code count} elements (whole super-blocks). */
     public static void dequantize(MemorySegment src, long offset, float[] dst, int dstOffset, int count) {
+        dequantize(src, offset, dst, dstOffset, count, false);
+    }
+
+    /**
+     * ggml's {@code dequantize_row_q4_K}, or with {@code fiveBit} {@code dequantize_row_q5_K}: the two
+     * share the header and differ in the level ({@link #quant} or {@link Q5_KCodec#quant}).
+     */
+    static void dequantize(MemorySegment src, long offset, float[] dst, int dstOffset, int count, boolean fiveBit) {
+        int blockBytes = fiveBit ? Q5_KCodec.BLOCK_BYTES : BLOCK_BYTES;
         for (int block = 0; block < count / BLOCK_SIZE; block++) {
-            long base = offset + (long) block * BLOCK_BYTES;
+            long base = offset + (long) block * blockBytes;
             float d = LittleEndian.half(src, base);
             float dmin = LittleEndian.half(src, base + DMIN_OFFSET);
             for (int s = 0; s < 8; s++) {
@@ -62,7 +71,8 @@ public final class Q4_KCodec {
                 float min = dmin * min(src, base, s);
                 int out = dstOffset + block * BLOCK_SIZE + 32 * s;
                 for (int l = 0; l < 32; l++) {
-                    dst[out + l] = scale * quant(src, base, 32 * s + l) - min;
+                    int i = 32 * s + l;
+                    dst[out + l] = scale * (fiveBit ? Q5_KCodec.quant(src, base, i) : quant(src, base, i)) - min;
                 }
             }
         }
@@ -70,61 +80,88 @@ public final class Q4_KCodec {
 
     /**
      * A single-pass min/max quantizer (not ggml's iterative {@code make_qkx2_quants}, so not
-     * bit-identical with llama.cpp's files, but a valid Q4_K encoding): per sub-block
-     * {@code step = (max − min(0, min)) / 15}, both 6-bit levels scaled by the super-block's
-     * {@code d = max step / 63} and {@code dmin = max(−min) / 63}.
+     * bit-identical with llama.cpp's files, but a valid Q4_K encoding), see {@link #quantizeScales}.
      */
     public static void quantize(float[] src, int srcOffset, int count, MemorySegment dst, long offset) {
-        float[] steps = new float[8];
-        float[] mins = new float[8];
+        int[] levels = new int[BLOCK_SIZE];
         for (int block = 0; block < count / BLOCK_SIZE; block++) {
-            int first = srcOffset + block * BLOCK_SIZE;
             long base = offset + (long) block * BLOCK_BYTES;
-            float maxStep = 0f;
-            float maxMin = 0f;
-            for (int s = 0; s < 8; s++) {
-                float lo = 0f;
-                float hi = 0f;
-                for (int l = 0; l < 32; l++) {
-                    lo = Math.min(lo, src[first + 32 * s + l]);
-                    hi = Math.max(hi, src[first + 32 * s + l]);
-                }
-                steps[s] = (hi - lo) / 15f;
-                mins[s] = -lo;
-                maxStep = Math.max(maxStep, steps[s]);
-                maxMin = Math.max(maxMin, mins[s]);
-            }
-            LittleEndian.putHalf(dst, base, maxStep / 63f);
-            LittleEndian.putHalf(dst, base + DMIN_OFFSET, maxMin / 63f);
-            float d = LittleEndian.half(dst, base);
-            float dmin = LittleEndian.half(dst, base + DMIN_OFFSET);
-            byte[] packed = new byte[12];
-            int[] ls = new int[8];
-            int[] lm = new int[8];
-            for (int s = 0; s < 8; s++) {
-                ls[s] = d == 0f ? 0 : Math.min(63, Math.round(steps[s] / d));
-                lm[s] = dmin == 0f ? 0 : Math.min(63, Math.round(mins[s] / dmin));
-                if (s < 4) {
-                    packed[s] = (byte) ls[s];
-                    packed[s + 4] = (byte) lm[s];
-                } else {
-                    packed[s + 4] = (byte) ((ls[s] & 0x0F) | ((lm[s] & 0x0F) << 4));
-                    packed[s - 4] |= (byte) ((ls[s] >>> 4) << 6);
-                    packed[s] |= (byte) ((lm[s] >>> 4) << 6);
-                }
-            }
-            MemorySegment.copy(packed, 0, dst, ValueLayout.JAVA_BYTE, base + SCALES_OFFSET, 12);
-            for (int pair = 0; pair < 4; pair++) {
-                for (int l = 0; l < 32; l++) {
-                    int lo = level(src[first + 64 * pair + l], d * ls[2 * pair], dmin * lm[2 * pair]);
-                    int hi = level(src[first + 64 * pair + 32 + l], d * ls[2 * pair + 1], dmin * lm[2 * pair + 1]);
-                    dst.set(ValueLayout.JAVA_BYTE, base + QS_OFFSET + 32L * pair + l, (byte) (lo | hi << 4));
-                }
-            }
+            quantizeScales(src, srcOffset + block * BLOCK_SIZE, 15, dst, base, levels);
+            putNibblePairs(levels, dst, base + QS_OFFSET);
         }
     }
 
-    private static int level(float x, float step, float min) {
-        return step == 0f ? 0 : Math.clamp(Math.round((x + min) / step), 0, 15);
+    /**
+     * The super-block header that Q4_K and Q5_K share, and the levels of its 256 elements: per
+     * sub-block {@code step = (max − min(0, min)) / top}, both 6-bit levels scaled by the super-block's
+     * {@code d = max step / 63} and {@code dmin = max(−min) / 63}; element level
+     * {@code clamp(round((x + min)/step), 0, top)}. Writes {@code d}, {@code dmin} and the packed scales
+     * at {@code base} and the levels into {@code levels}.
+     */
+    static void quantizeScales(float[] src, int first, int top, MemorySegment dst, long base, int[] levels) {
+        float[] steps = new float[8];
+        float[] mins = new float[8];
+        rangeSteps(src, first, 32, top, steps, mins);
+        LittleEndian.putHalf(dst, base, max(steps) / 63f);
+        LittleEndian.putHalf(dst, base + DMIN_OFFSET, max(mins) / 63f);
+        float d = LittleEndian.half(dst, base);
+        float dmin = LittleEndian.half(dst, base + DMIN_OFFSET);
+        byte[] packed = new byte[12];
+        for (int s = 0; s < 8; s++) {
+            int ls = d == 0f ? 0 : Math.min(63, Math.round(steps[s] / d));
+            int lm = dmin == 0f ? 0 : Math.min(63, Math.round(mins[s] / dmin));
+            if (s < 4) {
+                packed[s] = (byte) ls;
+                packed[s + 4] = (byte) lm;
+            } else {
+                packed[s + 4] = (byte) ((ls & 0x0F) | ((lm & 0x0F) << 4));
+                packed[s - 4] |= (byte) ((ls >>> 4) << 6);
+                packed[s] |= (byte) ((lm >>> 4) << 6);
+            }
+            float step = d * ls;
+            float min = dmin * lm;
+            for (int l = 0; l < 32; l++) {
+                levels[32 * s + l] = step == 0f ? 0 : Math.clamp(Math.round((src[first + 32 * s + l] + min) / step), 0, top);
+            }
+        }
+        MemorySegment.copy(packed, 0, dst, ValueLayout.JAVA_BYTE, base + SCALES_OFFSET, 12);
+    }
+
+    /**
+     * For each of the {@code steps.length} sub-blocks of {@code size} elements from {@code src[first]}:
+     * {@code steps[s] = (max − min(0, min)) / top} and {@code mins[s] = −min(0, min)}, the asymmetric
+     * range that the K-quants with mins (Q2_K, Q4_K, Q5_K) quantize.
+     */
+    static void rangeSteps(float[] src, int first, int size, int top, float[] steps, float[] mins) {
+        for (int s = 0; s < steps.length; s++) {
+            float lo = 0f;
+            float hi = 0f;
+            for (int l = 0; l < size; l++) {
+                lo = Math.min(lo, src[first + size * s + l]);
+                hi = Math.max(hi, src[first + size * s + l]);
+            }
+            steps[s] = (hi - lo) / top;
+            mins[s] = -lo;
+        }
+    }
+
+    /** The largest of {@code values}, at least 0. */
+    static float max(float[] values) {
+        float max = 0f;
+        for (float v : values) {
+            max = Math.max(max, v);
+        }
+        return max;
+    }
+
+    /** Packs the low nibbles of {@code levels[0..256)} as Q4_K's {@code qs}: sub-block 2p low, 2p+1 high. */
+    static void putNibblePairs(int[] levels, MemorySegment dst, long qs) {
+        for (int pair = 0; pair < 4; pair++) {
+            for (int l = 0; l < 32; l++) {
+                int lo = levels[64 * pair + l] & 0x0F;
+                int hi = levels[64 * pair + 32 + l] & 0x0F;
+                dst.set(ValueLayout.JAVA_BYTE, qs + 32L * pair + l, (byte) (lo | hi << 4));
+            }
+        }
     }
 }

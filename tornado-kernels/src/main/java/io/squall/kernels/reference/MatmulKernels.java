@@ -1,9 +1,10 @@
 package io.squall.kernels.reference;
 
+import io.squall.kernels.GgmlType;
+import io.squall.kernels.format.IQ4_NLCodec;
 import io.squall.kernels.format.LittleEndian;
+import io.squall.kernels.format.NibbleBlock;
 import io.squall.kernels.format.Q4_0Codec;
-import io.squall.kernels.format.Q4_KCodec;
-import io.squall.kernels.format.Q6_KCodec;
 import io.squall.kernels.format.Q8_0Codec;
 
 import java.lang.foreign.MemorySegment;
@@ -99,48 +100,58 @@ public final class MatmulKernels {
         }
     }
 
-    /** Per sub-block {@code s}: {@code d·scale[s]·Σ q·x − dmin·min[s]·Σ x}. */
-    public static void matmulQ4_K(MemorySegment w, int rows, int cols, float[] x, float[] out, int batch) {
-        int blocks = cols / Q4_KCodec.BLOCK_SIZE;
+    /**
+     * Q4_1, Q5_0, Q5_1 and IQ4_NL, the formats of {@link NibbleBlock}'s layout: per block
+     * {@code d · Σ_j v_j · x[j] + m · Σ_j x[j]}, where {@code v_j} is {@code level − bias}, or
+     * {@code grid[level]} when {@code grid} is not null (IQ4_NL's {@link IQ4_NLCodec#VALUES}).
+     */
+    public static void matmulNibble(NibbleBlock layout, int[] grid, MemorySegment w, int rows, int cols, float[] x,
+                                    float[] out, int batch) {
+        int blocks = cols / NibbleBlock.SIZE;
         for (int r = 0; r < rows; r++) {
             for (int b = 0; b < batch; b++) {
                 float sum = 0f;
                 for (int i = 0; i < blocks; i++) {
-                    long block = ((long) r * blocks + i) * Q4_KCodec.BLOCK_BYTES;
-                    float d = LittleEndian.half(w, block);
-                    float dmin = LittleEndian.half(w, block + Q4_KCodec.DMIN_OFFSET);
-                    for (int s = 0; s < 8; s++) {
-                        int xi = b * cols + i * Q4_KCodec.BLOCK_SIZE + 32 * s;
-                        float qx = 0f;
-                        float xs = 0f;
-                        for (int l = 0; l < 32; l++) {
-                            qx += Q4_KCodec.quant(w, block, 32 * s + l) * x[xi + l];
-                            xs += x[xi + l];
-                        }
-                        sum += d * Q4_KCodec.scale(w, block, s) * qx - dmin * Q4_KCodec.min(w, block, s) * xs;
+                    long block = ((long) r * blocks + i) * layout.blockBytes();
+                    int xi = b * cols + i * NibbleBlock.SIZE;
+                    float qx = 0f;
+                    float xs = 0f;
+                    for (int j = 0; j < NibbleBlock.SIZE; j++) {
+                        int level = layout.level(w, block, j);
+                        qx += (grid != null ? grid[level] : level - layout.bias()) * x[xi + j];
+                        xs += x[xi + j];
                     }
+                    sum += layout.d(w, block) * qx + layout.min(w, block) * xs;
                 }
                 out[b * rows + r] = sum;
             }
         }
     }
 
-    /** Per 16-element sub-block {@code s}: {@code d·scales[s]·Σ q·x}. */
-    public static void matmulQ6_K(MemorySegment w, int rows, int cols, float[] x, float[] out, int batch) {
-        int blocks = cols / Q6_KCodec.BLOCK_SIZE;
+    /**
+     * The K-quants (Q2_K, Q3_K, Q4_K, Q5_K, Q6_K) and IQ4_XS: super-blocks of 256 elements in
+     * sub-blocks of 16 or 32, each with its own scale and (Q2_K, Q4_K, Q5_K) min; per sub-block
+     * {@code s}: {@code scale_s · Σ q·x − min_s · Σ x}, with the effective {@code scale_s} and
+     * {@code min_s} (super-block factor times the sub-block's level) of {@link SuperBlocks}.
+     */
+    public static void matmulSuperBlock(GgmlType type, MemorySegment w, int rows, int cols, float[] x, float[] out,
+                                        int batch) {
+        int blocks = cols / SuperBlocks.SIZE;
+        int sub = SuperBlocks.subBlockSize(type);
         for (int r = 0; r < rows; r++) {
             for (int b = 0; b < batch; b++) {
                 float sum = 0f;
                 for (int i = 0; i < blocks; i++) {
-                    long block = ((long) r * blocks + i) * Q6_KCodec.BLOCK_BYTES;
-                    float d = LittleEndian.half(w, block + Q6_KCodec.D_OFFSET);
-                    for (int s = 0; s < 16; s++) {
-                        int xi = b * cols + i * Q6_KCodec.BLOCK_SIZE + 16 * s;
+                    long block = ((long) r * blocks + i) * type.blockBytes();
+                    for (int s = 0; s < SuperBlocks.SIZE / sub; s++) {
+                        int xi = b * cols + i * SuperBlocks.SIZE + sub * s;
                         float qx = 0f;
-                        for (int l = 0; l < 16; l++) {
-                            qx += Q6_KCodec.quant(w, block, 16 * s + l) * x[xi + l];
+                        float xs = 0f;
+                        for (int l = 0; l < sub; l++) {
+                            qx += SuperBlocks.quant(type, w, block, sub * s + l) * x[xi + l];
+                            xs += x[xi + l];
                         }
-                        sum += d * Q6_KCodec.scale(w, block, s) * qx;
+                        sum += SuperBlocks.scale(type, w, block, s) * qx - SuperBlocks.min(type, w, block, s) * xs;
                     }
                 }
                 out[b * rows + r] = sum;

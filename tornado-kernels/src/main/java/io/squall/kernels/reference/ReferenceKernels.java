@@ -5,6 +5,8 @@ import io.squall.kernels.Kernels;
 import io.squall.kernels.PagedKv;
 import io.squall.kernels.WeightMatrix;
 import io.squall.kernels.format.GgmlCodec;
+import io.squall.kernels.format.IQ4_NLCodec;
+import io.squall.kernels.format.NibbleBlock;
 
 /**
  * {@link Kernels} as the static reference kernels run single-threaded on the calling thread: the
@@ -41,8 +43,13 @@ public final class ReferenceKernels implements Kernels {
             case BF16 -> MatmulKernels.matmulBF16(w.data(), w.rows(), w.cols(), x, out, batch);
             case Q8_0 -> MatmulKernels.matmulQ8_0(w.data(), w.rows(), w.cols(), x, out, batch);
             case Q4_0 -> MatmulKernels.matmulQ4_0(w.data(), w.rows(), w.cols(), x, out, batch);
-            case Q4_K -> MatmulKernels.matmulQ4_K(w.data(), w.rows(), w.cols(), x, out, batch);
-            case Q6_K -> MatmulKernels.matmulQ6_K(w.data(), w.rows(), w.cols(), x, out, batch);
+            case Q4_1 -> MatmulKernels.matmulNibble(NibbleBlock.Q4_1, null, w.data(), w.rows(), w.cols(), x, out, batch);
+            case Q5_0 -> MatmulKernels.matmulNibble(NibbleBlock.Q5_0, null, w.data(), w.rows(), w.cols(), x, out, batch);
+            case Q5_1 -> MatmulKernels.matmulNibble(NibbleBlock.Q5_1, null, w.data(), w.rows(), w.cols(), x, out, batch);
+            case IQ4_NL -> MatmulKernels.matmulNibble(IQ4_NLCodec.LAYOUT, IQ4_NLCodec.VALUES, w.data(), w.rows(),
+                    w.cols(), x, out, batch);
+            case Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS ->
+                    MatmulKernels.matmulSuperBlock(w.type(), w.data(), w.rows(), w.cols(), x, out, batch);
             default -> throw new IllegalArgumentException(w.name() + ": no matmul kernel for " + w.type());
         }
     }

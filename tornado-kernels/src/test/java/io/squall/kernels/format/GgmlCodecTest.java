@@ -150,7 +150,8 @@ class GgmlCodecTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = GgmlType.class, names = {"Q8_0", "Q4_0", "Q4_K", "Q6_K"})
+    @EnumSource(value = GgmlType.class, names = {"Q8_0", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "IQ4_NL", "Q2_K", "Q3_K",
+            "Q4_K", "Q5_K", "Q6_K", "IQ4_XS"})
     void quantizedRoundTripStaysWithinTheFormatsErrorBound(GgmlType type) {
         int n = 256 * 3;
         float[] values = data.floats(n, 3);
@@ -159,8 +160,16 @@ class GgmlCodecTest {
         double relative = switch (type) {
             case Q8_0 -> 1.0 / 254 + 1e-3;
             case Q4_0 -> 1.0 / 8 + 1e-3;
+            case Q4_1 -> 1.0 / 15 + 1e-3;
+            case Q5_0 -> 1.0 / 16 + 1e-3;
+            case Q5_1 -> 1.0 / 31 + 1e-3;
+            case IQ4_NL -> 0.15;
+            case Q2_K -> 0.45;
+            case Q3_K -> 0.3;
             case Q4_K -> 0.12;
+            case Q5_K -> 0.06;
             case Q6_K -> 0.025;
+            case IQ4_XS -> 0.15;
             default -> throw new AssertionError(type);
         };
         double worst = 0;
@@ -180,7 +189,7 @@ class GgmlCodecTest {
 
     @Test
     void zeroBlocksQuantizeToZero() {
-        for (GgmlType type : new GgmlType[]{GgmlType.Q8_0, GgmlType.Q4_0, GgmlType.Q4_K, GgmlType.Q6_K}) {
+        for (GgmlType type : TestData.quantizedTypes()) {
             for (float v : roundTrip(type, new float[256])) {
                 assertThat(v == 0f).as("%s decodes a zero block to (signed) zeros", type).isTrue();
             }
@@ -193,9 +202,128 @@ class GgmlCodecTest {
         MemorySegment seg = MemorySegment.ofArray(new byte[64]);
         assertThatThrownBy(() -> GgmlCodec.dequantize(GgmlType.Q8_0, seg, 0, out, 0, 31))
                 .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> GgmlCodec.dequantize(GgmlType.Q5_K, seg, 0, out, 0, 256))
+        assertThatThrownBy(() -> GgmlCodec.dequantize(GgmlType.IQ2_XXS, seg, 0, out, 0, 256))
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> GgmlCodec.quantize(GgmlType.F32, out, 0, 64, seg, 0))
                 .isInstanceOf(IndexOutOfBoundsException.class);
+    }
+
+    @Test
+    void q5_0TakesTheFifthBitOfElementJFromBitJOfQh() {
+        MemorySegment seg = segment(GgmlType.Q5_0, 32);
+        LittleEndian.putHalf(seg, 0, 0.5f);
+        seg.set(ValueLayout.JAVA_INT_UNALIGNED, 2, (1 << 3) | (1 << 19)); // little-endian host
+        seg.set(ValueLayout.JAVA_BYTE, 6 + 3, (byte) 0x52);
+        float[] out = new float[32];
+        GgmlCodec.dequantize(GgmlType.Q5_0, seg, 0, out, 0, 32);
+        assertThat(out[3]).isEqualTo(0.5f * ((2 | 16) - 16));
+        assertThat(out[19]).isEqualTo(0.5f * ((5 | 16) - 16));
+        assertThat(out[0]).isEqualTo(0.5f * -16);
+    }
+
+    @Test
+    void q5_1AndQ4_1AddTheirMin() {
+        MemorySegment seg = segment(GgmlType.Q5_1, 32);
+        LittleEndian.putHalf(seg, 0, 0.25f);
+        LittleEndian.putHalf(seg, 2, -1f);
+        seg.set(ValueLayout.JAVA_INT_UNALIGNED, 4, 1 << 31);
+        seg.set(ValueLayout.JAVA_BYTE, 8 + 15, (byte) 0xF1);
+        float[] out = new float[32];
+        GgmlCodec.dequantize(GgmlType.Q5_1, seg, 0, out, 0, 32);
+        assertThat(out[15]).isEqualTo(0.25f * 1 - 1f);
+        assertThat(out[31]).isEqualTo(0.25f * 31 - 1f);
+        MemorySegment q41 = segment(GgmlType.Q4_1, 32);
+        LittleEndian.putHalf(q41, 0, 0.25f);
+        LittleEndian.putHalf(q41, 2, -1f);
+        q41.set(ValueLayout.JAVA_BYTE, 4 + 15, (byte) 0xF1);
+        GgmlCodec.dequantize(GgmlType.Q4_1, q41, 0, out, 0, 32);
+        assertThat(out[31]).isEqualTo(0.25f * 15 - 1f);
+    }
+
+    @Test
+    void q5_0QuantizerMatchesGgmlReference() {
+        float[] values = new float[32];
+        for (int j = 0; j < 32; j++) {
+            values[j] = j - 16;
+        }
+        float[] back = roundTrip(GgmlType.Q5_0, values);
+        assertThat(back).containsExactly(values);
+    }
+
+    @Test
+    void iq4_nlMapsNibblesThroughTheGrid() {
+        MemorySegment seg = segment(GgmlType.IQ4_NL, 32);
+        LittleEndian.putHalf(seg, 0, 0.5f);
+        seg.set(ValueLayout.JAVA_BYTE, 2 + 4, (byte) 0xF0);
+        float[] out = new float[32];
+        GgmlCodec.dequantize(GgmlType.IQ4_NL, seg, 0, out, 0, 32);
+        assertThat(out[4]).isEqualTo(0.5f * -127);
+        assertThat(out[20]).isEqualTo(0.5f * 113);
+        assertThat(out[5]).isEqualTo(0.5f * -127);
+    }
+
+    @Test
+    void q2_KReadsFourLevelsPerByteAndNibbleScales() {
+        MemorySegment seg = segment(GgmlType.Q2_K, 256);
+        LittleEndian.putHalf(seg, Q2_KCodec.D_OFFSET, 0.5f);
+        LittleEndian.putHalf(seg, Q2_KCodec.DMIN_OFFSET, 0.25f);
+        seg.set(ValueLayout.JAVA_BYTE, 13, (byte) 0x37); // sub-block 13: scale 7, min 3
+        seg.set(ValueLayout.JAVA_BYTE, Q2_KCodec.QS_OFFSET + 32 + 5, (byte) 0b10_00_00_00); // n=1, k=3, l=5
+        float[] out = new float[256];
+        GgmlCodec.dequantize(GgmlType.Q2_K, seg, 0, out, 0, 256);
+        int i = 128 + 96 + 5; // sub-block 14
+        assertThat(out[i]).isEqualTo(-0f);
+        seg.set(ValueLayout.JAVA_BYTE, 14, (byte) 0x37);
+        GgmlCodec.dequantize(GgmlType.Q2_K, seg, 0, out, 0, 256);
+        assertThat(out[i]).isEqualTo(0.5f * 7 * 2 - 0.25f * 3);
+        assertThat(out[13 * 16]).isEqualTo(-0.25f * 3);
+    }
+
+    @Test
+    void q3_KUnpacksSixBitScalesAndTheHighBitMask() {
+        MemorySegment seg = segment(GgmlType.Q3_K, 256);
+        LittleEndian.putHalf(seg, Q3_KCodec.D_OFFSET, 0.5f);
+        // scale 10: low nibble = high nibble of byte 2, high bits = bits 4-5 of byte 8 + 2
+        seg.set(ValueLayout.JAVA_BYTE, Q3_KCodec.SCALES_OFFSET + 2, (byte) 0x90);
+        seg.set(ValueLayout.JAVA_BYTE, Q3_KCodec.SCALES_OFFSET + 10, (byte) 0b10_0000);
+        assertThat(Q3_KCodec.scale(seg, 0, 10)).isEqualTo((9 | 2 << 4) - 32);
+        assertThat(Q3_KCodec.scale(seg, 0, 2)).isEqualTo(-32);
+        int i = 128 + 32 + 7; // n=1, k=1, l=7: sub-block 10; hmask bit 5 of byte 7
+        seg.set(ValueLayout.JAVA_BYTE, Q3_KCodec.QS_OFFSET + 32 + 7, (byte) 0b11_00);
+        seg.set(ValueLayout.JAVA_BYTE, 7, (byte) (1 << 5));
+        float[] out = new float[256];
+        GgmlCodec.dequantize(GgmlType.Q3_K, seg, 0, out, 0, 256);
+        assertThat(out[i]).isEqualTo(0.5f * 9 * 3);
+        assertThat(out[i - 128]).isEqualTo(0.5f * -32 * -4);
+    }
+
+    @Test
+    void q5_KTakesTheFifthBitOfSubBlockSFromBitSOfQh() {
+        MemorySegment seg = segment(GgmlType.Q5_K, 256);
+        LittleEndian.putHalf(seg, 0, 1f);
+        seg.set(ValueLayout.JAVA_BYTE, 4 + 5, (byte) 2); // sub-block 5: min 2 (mins of 4..7 sit in bytes 8..11)
+        seg.set(ValueLayout.JAVA_BYTE, 4 + 9, (byte) 0x03); // sub-block 5: scale 3
+        seg.set(ValueLayout.JAVA_BYTE, Q5_KCodec.QH_OFFSET + 6, (byte) (1 << 5));
+        seg.set(ValueLayout.JAVA_BYTE, Q5_KCodec.QS_OFFSET + 64 + 6, (byte) 0x40);
+        float[] out = new float[256];
+        GgmlCodec.dequantize(GgmlType.Q5_K, seg, 0, out, 0, 256);
+        assertThat(Q4_KCodec.scale(seg, 0, 5)).isEqualTo(3);
+        assertThat(out[160 + 6]).isEqualTo(3f * (4 + 16));
+        assertThat(out[128 + 6]).isEqualTo(0f);
+    }
+
+    @Test
+    void iq4_XsCombinesLowAndHighScaleBits() {
+        MemorySegment seg = segment(GgmlType.IQ4_XS, 256);
+        LittleEndian.putHalf(seg, 0, 0.5f);
+        seg.set(ValueLayout.JAVA_SHORT_UNALIGNED, IQ4_XSCodec.SCALES_H_OFFSET, (short) (3 << 10)); // sub-block 5
+        seg.set(ValueLayout.JAVA_BYTE, IQ4_XSCodec.SCALES_L_OFFSET + 2, (byte) 0x40);
+        seg.set(ValueLayout.JAVA_BYTE, IQ4_XSCodec.QS_OFFSET + 16 * 5 + 1, (byte) 0x0F);
+        assertThat(IQ4_XSCodec.scale(seg, 0, 5)).isEqualTo((4 | 3 << 4) - 32);
+        float[] out = new float[256];
+        GgmlCodec.dequantize(GgmlType.IQ4_XS, seg, 0, out, 0, 256);
+        assertThat(out[160 + 1]).isEqualTo(0.5f * 20 * 113);
+        assertThat(out[160 + 17]).isEqualTo(0.5f * 20 * -127);
+        assertThat(out[0]).isEqualTo(0.5f * -32 * -127);
     }
 }

@@ -199,9 +199,17 @@ public final class RandomModel {
             case F32 -> 0;
             case F16 -> 1;
             case Q4_0 -> 2;
+            case Q4_1 -> 3;
             case Q8_0 -> 7;
+            case Q5_0 -> 8;
+            case Q5_1 -> 9;
+            case Q2_K -> 10;
+            case Q3_K -> 11; // Q3_K_S: every matrix Q3_K
             case Q4_K -> 15;
+            case Q5_K -> 17;
             case Q6_K -> 18;
+            case IQ4_NL -> 25;
+            case IQ4_XS -> 30;
             case BF16 -> 32;
             default -> throw new IllegalArgumentException("no file type for " + type);
         };

@@ -2,6 +2,7 @@ package io.squall.functions.engine.model;
 
 import io.squall.functions.engine.gguf.GgufFile;
 import io.squall.functions.engine.gguf.GgufTensor;
+import io.squall.kernels.GgmlType;
 import io.squall.kernels.WeightMatrix;
 
 import java.lang.foreign.MemorySegment;
@@ -82,7 +83,7 @@ final class WeightLoader {
         }
         if (!tensor.type().isMatmulSupported()) {
             throw new IllegalArgumentException(file.path() + ": tensor '" + name + "' is stored as " + tensor.type()
-                    + ", which Squall cannot compute with (supported: F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q6_K)");
+                    + ", which Squall cannot compute with (supported: " + GgmlType.supportedNames() + ")");
         }
         return new WeightMatrix(name, tensor.type(), rows, cols, file.tensorData(tensor));
     }

@@ -11,9 +11,11 @@ import java.util.List;
 
 /**
  * The outputs llama.cpp produced for a model in {@code ../shared/reference/logits}: prompt ids, every
- * final-position logit (F32 KV cache) and the greedy continuation. Tests skip when the folder is absent.
+ * final-position logit (F32 KV cache), the greedy continuation and, where the file has them, the margins
+ * (top1 − top2) of the logits each greedy token was picked from (empty otherwise). Tests skip when the
+ * folder is absent.
  */
-record ReferenceOutputs(Path model, int[] promptIds, float[] logits, int argmax, int[] greedyIds) {
+record ReferenceOutputs(Path model, int[] promptIds, float[] logits, int argmax, int[] greedyIds, float[] greedyMargins) {
 
     static Path referenceDir() {
         Path dir = Path.of(System.getProperty("squall.reference.dir", "../../../shared/reference"));
@@ -28,6 +30,7 @@ record ReferenceOutputs(Path model, int[] promptIds, float[] logits, int argmax,
             int[] prompt = null;
             int argmax = -1;
             int[] greedy = null;
+            float[] margins = new float[0];
             for (String line : lines) {
                 if (line.startsWith("## KV cache f16")) {
                     break; // only the F32 KV cache run is exact
@@ -36,6 +39,12 @@ record ReferenceOutputs(Path model, int[] promptIds, float[] logits, int argmax,
                     prompt = ints(line.substring("prompt_ids:".length()));
                 } else if (line.startsWith("final argmax:")) {
                     argmax = Integer.parseInt(line.substring("final argmax:".length()).trim().split("\\s+")[0]);
+                } else if (line.startsWith("greedy_") && line.contains("_margins:")) {
+                    String[] parts = line.substring(line.indexOf(':') + 1).trim().split("\\s+");
+                    margins = new float[parts.length];
+                    for (int i = 0; i < parts.length; i++) {
+                        margins[i] = Float.parseFloat(parts[i]);
+                    }
                 } else if (line.startsWith("greedy_") && line.contains("_ids:")) {
                     greedy = ints(line.substring(line.indexOf(':') + 1));
                 }
@@ -45,7 +54,7 @@ record ReferenceOutputs(Path model, int[] promptIds, float[] logits, int argmax,
             for (int i = 0; i < logits.length; i++) {
                 logits[i] = Float.parseFloat(logitLines.get(i).trim());
             }
-            return new ReferenceOutputs(dir.resolve("models").resolve(name + ".gguf"), prompt, logits, argmax, greedy);
+            return new ReferenceOutputs(dir.resolve("models").resolve(name + ".gguf"), prompt, logits, argmax, greedy, margins);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

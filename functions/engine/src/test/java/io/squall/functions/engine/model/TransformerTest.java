@@ -56,6 +56,14 @@ class TransformerTest {
             "QWEN2, Q4_0, 64, 96, 1e-4",
             "QWEN3, Q4_K, 256, 512, 1e-4",
             "LLAMA, Q6_K, 256, 256, 1e-4",
+            "LLAMA, Q4_1, 64, 96, 1e-4",
+            "MISTRAL, Q5_0, 64, 96, 1e-4",
+            "QWEN2, Q5_1, 96, 160, 1e-4",
+            "QWEN3, IQ4_NL, 64, 96, 1e-4",
+            "QWEN3, Q2_K, 256, 256, 1e-4",
+            "LLAMA, Q3_K, 256, 256, 1e-4",
+            "MISTRAL, Q5_K, 256, 256, 1e-4",
+            "QWEN2, IQ4_XS, 256, 256, 1e-4",
     })
     void matchesAFloat64ForwardPass(Architecture architecture, GgmlType type, int dim, int ffn, double tolerance) {
         long seed = System.nanoTime();
@@ -120,6 +128,28 @@ class TransformerTest {
                     .hasMessageContaining("share a cache");
             assertThat(cache.length()).isZero();
         }
+    }
+
+    @Test
+    void matricesInFormatsWithoutAKernelFailToLoadNamingTheSupportedOnes() {
+        Path plain = randomModel(Architecture.LLAMA, GgmlType.F32, 256, 256, 5);
+        Path iq2 = dir.resolve("iq2-xxs.gguf");
+        try (io.squall.functions.engine.gguf.GgufFile source = io.squall.functions.engine.gguf.GgufFile.open(plain)) {
+            io.squall.functions.engine.gguf.GgufWriter writer = new io.squall.functions.engine.gguf.GgufWriter()
+                    .putAll(source.metadata());
+            for (io.squall.functions.engine.gguf.GgufTensor tensor : source.tensors()) {
+                if (tensor.name().equals("blk.1.ffn_up.weight")) {
+                    writer.addTensor(tensor.name(), GgmlType.IQ2_XXS, tensor.dims(), seg -> seg.fill((byte) 0));
+                } else {
+                    writer.addTensor(tensor.name(), tensor.type(), tensor.dims(), source.tensorData(tensor));
+                }
+            }
+            writer.write(iq2);
+        }
+        assertThatThrownBy(() -> Model.load(iq2)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("tensor 'blk.1.ffn_up.weight' is stored as IQ2_XXS, which Squall cannot compute with"
+                        + " (supported: F32, F16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL, IQ4_XS,"
+                        + " BF16)");
     }
 
     @Test
