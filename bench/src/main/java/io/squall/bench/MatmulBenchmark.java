@@ -36,7 +36,7 @@ import java.util.concurrent.TimeUnit;
         "-XX:+UseParallelGC", "-Xmx2g"})
 public class MatmulBenchmark {
 
-    @Param({"F32", "F16", "Q8_0", "Q4_0", "Q4_K", "Q6_K"})
+    @Param({"F32", "F16", "Q8_0", "Q4_0", "Q4_K", "Q6_K", "Q5_K", "Q3_K", "IQ4_XS"})
     public String type;
 
     @Param({"768x768", "2048x768", "768x2048", "32000x768"})

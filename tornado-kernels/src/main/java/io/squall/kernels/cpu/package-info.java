@@ -4,8 +4,9 @@
  * (and attention heads) on a fixed {@link io.squall.kernels.cpu.WorkerPool}.
  *
  * <p>Matmul has two paths. One activation row (decode): a fused dot product per weight row that
- * reads F32, Q8_0 and Q4_0 blocks in place ({@link io.squall.kernels.cpu.FusedDots}); the other
- * formats decode one row into a per-thread L1-sized buffer first. Several activation rows
+ * reads F32, Q8_0 and Q4_0 ({@link io.squall.kernels.cpu.FusedDots}) and Q3_K, Q4_K, Q5_K, Q6_K and
+ * IQ4_XS ({@link io.squall.kernels.cpu.KQuantDots}) blocks in place with 16 float lanes; the other
+ * formats, and every format with 8 lanes, decode one row into a per-thread L1-sized buffer first. Several activation rows
  * (prefill, batches): four weight rows at a time are decoded once into a per-thread buffer
  * ({@link io.squall.kernels.cpu.RowDecoder}) and multiplied with every activation row by a
  * register-tiled 4×4 micro-kernel ({@link io.squall.kernels.cpu.TiledMatmul}).
