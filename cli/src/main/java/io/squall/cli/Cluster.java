@@ -31,8 +31,9 @@ final class Cluster implements AutoCloseable {
     }
 
     /**
-     * Starts a member on {@code host:port} (0 picks a free port) that joins the seed {@code join}
-     * ({@code host:port}), or forms a cluster of its own when {@code join} is {@code null}.
+     * Starts a member on {@code host:port} (0 picks a free port; host {@code 0.0.0.0} binds every interface) that
+     * joins the seed {@code join} ({@code host:port}, or {@code k8s:SERVICE.NAMESPACE} for the pods behind a
+     * headless Kubernetes Service), or forms a cluster of its own when {@code join} is {@code null}.
      */
     static Cluster join(String host, int port, String join) {
         return new Cluster(ClusterMember.join(NAME, host, port, join));

@@ -13,7 +13,7 @@ import java.util.concurrent.Callable;
 @Command(name = "gateway", description = "Run the OpenAI-compatible gateway in front of the workers of a cluster.")
 final class GatewayCommand implements Callable<Integer> {
 
-    @Option(names = "--join", required = true, description = "a cluster member to join, host:port")
+    @Option(names = "--join", required = true, description = "a cluster member to join, host:port, or k8s:SERVICE.NAMESPACE for the pods behind a headless Kubernetes Service")
     String join;
 
     @Option(names = "--model", required = true,

@@ -24,7 +24,7 @@ final class WorkerCommand implements Callable<Integer> {
     @Option(names = "--model", required = true, description = "GGUF model file")
     Path model;
 
-    @Option(names = "--join", required = true, description = "host:port of a cluster member to join")
+    @Option(names = "--join", required = true, description = "a cluster member to join, host:port, or k8s:SERVICE.NAMESPACE for the pods behind a headless Kubernetes Service")
     String join;
 
     @Option(names = "--host", defaultValue = "127.0.0.1", description = "address to bind and advertise (default: ${DEFAULT-VALUE})")

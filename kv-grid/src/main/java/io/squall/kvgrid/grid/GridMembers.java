@@ -21,12 +21,16 @@ public final class GridMembers {
     private GridMembers() {
     }
 
+    /** The host that binds every interface. */
+    static final String WILDCARD = "0.0.0.0";
+
     /** KV event batches the cluster keeps for routers that join late or fall behind. */
     private static final int KV_EVENT_BATCHES = 65_536;
 
     /**
-     * A member configuration: the cluster name, binding to {@code host} only, TCP/IP join by the seed
-     * list (multicast and auto-detection off, no phone-home), this package's serialisation factory, the
+     * A member configuration: the cluster name, binding to {@code host} only (every interface for
+     * {@code 0.0.0.0}), TCP/IP join by the seed list or Kubernetes DNS discovery for a {@code k8s:} seed
+     * (multicast and auto-detection off, no phone-home), this package's serialisation factory, the
      * {@link BlockDirectory} map and the bounded {@link GridBlockStore} map, both with
      * {@code backupCount} synchronous backups. Callers may tune the returned config further.
      */
@@ -34,15 +38,26 @@ public final class GridMembers {
         Objects.requireNonNull(grid, "grid");
         Config config = new Config().setClusterName(grid.clusterName());
         config.setProperty("hazelcast.phone.home.enabled", "false");
-        config.setProperty("hazelcast.socket.bind.any", "false");
+        boolean anyInterface = WILDCARD.equals(grid.host());
+        config.setProperty("hazelcast.socket.bind.any", Boolean.toString(anyInterface));
         // Through SLF4J, so members log where the process's other logs go (stderr for the CLI).
         config.setProperty("hazelcast.logging.type", "slf4j");
         NetworkConfig network = config.getNetworkConfig().setPort(grid.port()).setPortAutoIncrement(false);
-        network.getInterfaces().setEnabled(true).addInterface(grid.host());
+        if (!anyInterface) {
+            network.getInterfaces().setEnabled(true).addInterface(grid.host());
+        }
         JoinConfig join = network.getJoin();
         join.getMulticastConfig().setEnabled(false);
         join.getAutoDetectionConfig().setEnabled(false);
-        join.getTcpIpConfig().setEnabled(true).setMembers(grid.members());
+        if (KubernetesJoin.requested(grid.members())) {
+            KubernetesJoin kubernetes = KubernetesJoin.parse(grid.members().getFirst());
+            // DNS lookup mode: the members are the addresses of the headless Service; no Kubernetes API rights needed
+            join.getKubernetesConfig().setEnabled(true)
+                    .setProperty("service-dns", kubernetes.serviceDns())
+                    .setProperty("service-port", Integer.toString(kubernetes.port()));
+        } else {
+            join.getTcpIpConfig().setEnabled(true).setMembers(grid.members());
+        }
         config.getSerializationConfig()
                 .addDataSerializableFactory(GridSerialization.FACTORY_ID, new GridSerialization());
         config.addMapConfig(new MapConfig(BlockDirectory.MAP_NAME)

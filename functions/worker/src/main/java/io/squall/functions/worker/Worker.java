@@ -126,7 +126,7 @@ public final class Worker implements AutoCloseable {
                     new PrometheusKvStats(registry), sharing.directory() == null ? null : blockBytes -> new RemoteBlockStore(
                             sharing.directory()::locations, id.workerId(), peers, blockBytes, KV_FETCH_TIMEOUT));
             BatchScheduler started = new BatchScheduler(forwardPass, config.batch(), tokenizer::isEndOfGeneration, pool);
-            WorkerInstance instance = new WorkerInstance(id, config.role(), opened.modelName(), config.host(),
+            WorkerInstance instance = new WorkerInstance(id, config.role(), opened.modelName(), config.advertisedHost(),
                     rsocketPort(), httpPort(), config.batch().maxRunningSequences(), LoadReport.idle(config.kv().blocks()));
             synchronized (lock) {
                 if (closed) {

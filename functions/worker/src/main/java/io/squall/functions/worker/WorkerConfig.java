@@ -6,13 +6,22 @@ import io.squall.functions.engine.batch.BatchConfig;
 import io.squall.functions.worker.disagg.DisaggregationConfig;
 import io.squall.functions.worker.kv.KvConfig;
 
+import java.io.UncheckedIOException;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.net.UnknownHostException;
+import java.util.Comparator;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * How to run one worker stage.
  *
  * @param role its role in the graph
- * @param host the address both servers bind and that discovery advertises, e.g. {@code 127.0.0.1}
+ * @param host the address both servers bind and that discovery advertises, e.g. {@code 127.0.0.1}; {@code 0.0.0.0}
+ *             binds every interface and advertises {@link #advertisedHost()}
  * @param httpPort the HTTP port ({@code /healthz}, {@code /readyz}, {@code /metrics}, {@code /rsocket}); 0 picks a free one
  * @param rsocketPort the RSocket-over-TCP port; 0 picks a free one
  * @param namespace the discovery namespace
@@ -44,6 +53,37 @@ public record WorkerConfig(WorkerRole role, String host, int httpPort, int rsock
      */
     public static WorkerConfig loopback(WorkerRole role, BatchConfig batch, KvConfig kv) {
         return new WorkerConfig(role, "127.0.0.1", 0, 0, "squall", batch, kv, 4096, DisaggregationConfig.defaults());
+    }
+
+    /**
+     * The address discovery advertises: {@link #host()}, or for the wildcard {@code 0.0.0.0} this machine's
+     * first non-loopback IPv4 address of an interface that is up (a pod's own address in Kubernetes), or the
+     * local host's address when there is none.
+     */
+    public String advertisedHost() {
+        if (!"0.0.0.0".equals(host)) {
+            return host;
+        }
+        try {
+            Optional<String> address = NetworkInterface.networkInterfaces()
+                    .filter(WorkerConfig::usable)
+                    .sorted(Comparator.comparingInt(NetworkInterface::getIndex))
+                    .flatMap(NetworkInterface::inetAddresses)
+                    .filter(a -> a instanceof Inet4Address && !a.isLoopbackAddress() && !a.isLinkLocalAddress())
+                    .map(InetAddress::getHostAddress)
+                    .findFirst();
+            return address.isPresent() ? address.get() : InetAddress.getLocalHost().getHostAddress();
+        } catch (SocketException | UnknownHostException e) {
+            throw new UncheckedIOException("cannot find an address to advertise for host 0.0.0.0", e);
+        }
+    }
+
+    private static boolean usable(NetworkInterface network) {
+        try {
+            return network.isUp() && !network.isLoopback();
+        } catch (SocketException e) {
+            return false;
+        }
     }
 
     /** This configuration with other disaggregation settings. */
