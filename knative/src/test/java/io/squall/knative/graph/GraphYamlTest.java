@@ -20,35 +20,15 @@ import java.util.List;
 import java.util.Set;
 import java.util.stream.Stream;
 
+import static io.squall.knative.TestGraphs.BASE;
+import static io.squall.knative.TestGraphs.EXAMPLES;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class GraphYamlTest {
 
-    static final Path EXAMPLES = Path.of("..", "examples");
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
     private static final JsonSchema SCHEMA = schema();
-
-    /** A small valid disaggregated graph the invalid cases edit one field of. */
-    static final String BASE = """
-            name: demo
-            namespace: serving
-            image: registry.example.com/squall:0.1.0
-            model: {source: "hf:owner/repo/model-q8_0.gguf"}
-            slo: {ttftMs: 500, itlMs: 50}
-            stages:
-              gateway: {replicas: {min: 1, max: 2}}
-              prefill:
-                replicas: {min: 1, max: 4}
-                resources:
-                  requests: {cpu: "2", memory: 4Gi}
-                  limits: {memory: 4Gi, nvidia.com/gpu: 1}
-              decode:
-                replicas: {min: 2, max: 8}
-                resources: {limits: {memory: 8Gi}}
-                kv: {blocks: 1024, hostMemory: 2Gi}
-              planner: {mode: load}
-            """;
 
     @Test
     void theExamplesParseAndRoundTripThroughTheCanonicalForm() {
