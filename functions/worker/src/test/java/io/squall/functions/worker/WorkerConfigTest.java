@@ -1,6 +1,6 @@
 package io.squall.functions.worker;
 
-import io.squall.functions.api.discovery.WorkerRole;
+import io.squall.functions.discovery.WorkerRole;
 import io.squall.functions.engine.batch.BatchConfig;
 import io.squall.functions.worker.disagg.DisaggregationConfig;
 import io.squall.functions.worker.kv.KvConfig;
