@@ -22,6 +22,7 @@ import picocli.CommandLine.Command;
                 WorkerCommand.class,
                 GatewayCommand.class,
                 BenchCommand.class,
+                DeployCommand.class,
         })
 public final class Squall implements Runnable {
 

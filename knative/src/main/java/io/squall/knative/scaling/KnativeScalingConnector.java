@@ -5,6 +5,7 @@ import io.fabric8.knative.serving.v1.Revision;
 import io.fabric8.knative.serving.v1.Service;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
@@ -66,6 +67,15 @@ public final class KnativeScalingConnector implements ScalingConnector {
             services.put(pool, Names.service(graph, Stage.of(pool)));
             bounds.put(pool, worker.replicas());
         });
+    }
+
+    /**
+     * A connector for {@code graph} through the current kube context: in a pod, its ServiceAccount (the planner's,
+     * with the rights {@code squall deploy knative} grants it); elsewhere {@code KUBECONFIG} or
+     * {@code ~/.kube/config}. {@link #close()} closes the client.
+     */
+    public static KnativeScalingConnector fromCurrentContext(Graph graph) {
+        return new KnativeScalingConnector(graph, new KubernetesClientBuilder().build(), true);
     }
 
     @Override

@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.squall.knative.MockServerLogs;
 import io.squall.knative.graph.GraphYaml;
 import io.squall.knative.manifest.Manifests;
 import org.junit.jupiter.api.Test;
@@ -19,6 +20,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** Against fabric8's Kubernetes mock server in CRUD mode: an API server that stores what it is sent. */
 @EnableKubernetesMockClient(crud = true)
 class ClusterDeployerTest {
+
+    static {
+        MockServerLogs.quiet();
+    }
 
     KubernetesMockServer server;
     KubernetesClient client;

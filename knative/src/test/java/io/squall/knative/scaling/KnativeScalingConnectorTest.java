@@ -7,6 +7,7 @@ import io.fabric8.knative.serving.v1.RevisionBuilder;
 import io.fabric8.knative.serving.v1.Service;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.squall.knative.MockServerLogs;
 import io.squall.knative.deploy.ClusterDeployer;
 import io.squall.knative.graph.Graph;
 import io.squall.knative.graph.GraphYaml;
@@ -32,6 +33,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 @EnableKubernetesMockClient(crud = true)
 class KnativeScalingConnectorTest {
+
+    static {
+        MockServerLogs.quiet();
+    }
 
     private static final String NAMESPACE = "serving";
 
