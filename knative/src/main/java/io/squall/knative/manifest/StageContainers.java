@@ -37,8 +37,8 @@ final class StageContainers {
     static final int HTTP_PORT = 8080;
     /** The name of the serving port: HTTP/1.1, which WebSocket upgrades ride on. */
     static final String PORT_NAME = "http1";
-    /** Squall's cache directory in every pod, an emptyDir (downloaded models land there). */
-    static final String CACHE_DIR = "/var/cache/squall";
+    /** The model cache of a pod that downloads its model, an emptyDir ({@code SQUALL_MODELS_DIR}). */
+    static final String CACHE_DIR = "/var/cache/squall/models";
     /** The G3 KV tier of a worker, an emptyDir. */
     static final String KV_DISK_DIR = "/var/lib/squall/kv";
     /** Where the graph ConfigMap is mounted. */
@@ -102,7 +102,8 @@ final class StageContainers {
             env.add(new EnvVar("JAVA_TOOL_OPTIONS", String.join(" ", jvm), null));
         }
         if (mounts.cache()) {
-            env.add(new EnvVar("XDG_CACHE_HOME", CACHE_DIR, null));
+            // where `--model hf:…` and `--model https://…` download to and find the model again after a restart
+            env.add(new EnvVar("SQUALL_MODELS_DIR", CACHE_DIR, null));
         }
         Container container = new ContainerBuilder()
                 .withName(CONTAINER_NAME)
