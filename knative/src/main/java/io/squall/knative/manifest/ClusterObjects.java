@@ -49,7 +49,8 @@ final class ClusterObjects {
 
     /**
      * The planner's rights, exactly what {@code KnativeScalingConnector} does: read its pools' Knative Services
-     * (named, so no other Service is visible), read and annotate their Revisions (the scale bounds), and with
+     * (named, so no other Service is visible), read, list (to find a Service's newest before Knative reports it)
+     * and annotate their Revisions (the scale bounds), and with
      * the {@code pod-autoscaler} mechanism read and annotate the Revisions' PodAutoscalers instead.
      */
     static Role plannerRole(Graph graph) {
@@ -61,7 +62,7 @@ final class ClusterObjects {
                 .withResourceNames(services).withVerbs("get").build());
         boolean onRevision = graph.platform().scaling() == KnativeScaling.REVISION;
         rules.add(new PolicyRuleBuilder().withApiGroups("serving.knative.dev").withResources("revisions")
-                .withVerbs(onRevision ? List.of("get", "patch") : List.of("get")).build());
+                .withVerbs(onRevision ? List.of("get", "list", "patch") : List.of("get", "list")).build());
         if (!onRevision) {
             rules.add(new PolicyRuleBuilder().withApiGroups("autoscaling.internal.knative.dev")
                     .withResources("podautoscalers").withVerbs("get", "patch").build());

@@ -20,6 +20,7 @@ import io.squall.scheduler.Replicas;
 import io.squall.scheduler.ScalingConnector;
 import io.squall.scheduler.ScalingException;
 
+import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.Objects;
@@ -37,13 +38,19 @@ import java.util.Objects;
  * sees (the workers' RSocket streams bypass it). {@code docs/knative.md} has the research behind this.
  *
  * <p>The Revision is the Service's {@code latestReadyRevisionName} (the one Knative routes to), or its
- * {@code latestCreatedRevisionName} before any is ready. {@link #replicas} reads what Knative reports on that
+ * {@code latestCreatedRevisionName} before any is ready, or before Knative reports either its newest Revision by
+ * label. {@link #replicas} reads what Knative reports on that
  * Revision: {@code status.actualReplicas} (ready pods) and {@code status.desiredReplicas} (pods the autoscaler
  * asked for), and the bound last set as the target.
  *
  * <p>Thread-safe: it keeps no state beyond the client, and every call reads the cluster afresh.
  */
 public final class KnativeScalingConnector implements ScalingConnector {
+
+    /** The label Knative puts on a Revision naming its Service. */
+    static final String SERVICE_LABEL = "serving.knative.dev/service";
+    /** The label Knative puts on a Revision with the configuration generation it was made from. */
+    static final String GENERATION_LABEL = "serving.knative.dev/configurationGeneration";
 
     private final KubernetesClient client;
     private final String namespace;
@@ -168,13 +175,32 @@ public final class KnativeScalingConnector implements ScalingConnector {
         return service;
     }
 
-    private static String revisionOf(Service service) {
+    /**
+     * The Service's running Revision: {@code status.latestReadyRevisionName}, else
+     * {@code latestCreatedRevisionName}, else (a Service Knative has not reported on yet) its newest Revision by
+     * the labels Knative puts on every Revision; {@code null} when it has none.
+     */
+    private String revisionOf(Service service) {
         var status = service.getStatus();
-        if (status == null) {
-            return null;
+        if (status != null && status.getLatestReadyRevisionName() != null) {
+            return status.getLatestReadyRevisionName();
         }
-        return status.getLatestReadyRevisionName() != null ? status.getLatestReadyRevisionName()
-                : status.getLatestCreatedRevisionName();
+        if (status != null && status.getLatestCreatedRevisionName() != null) {
+            return status.getLatestCreatedRevisionName();
+        }
+        return client.resources(Revision.class).inNamespace(namespace)
+                .withLabel(SERVICE_LABEL, service.getMetadata().getName()).list().getItems().stream()
+                .max(Comparator.comparingLong(KnativeScalingConnector::generation)
+                        .thenComparing(r -> r.getMetadata().getName()))
+                .map(r -> r.getMetadata().getName())
+                .orElse(null);
+    }
+
+    /** The configuration generation Knative labels a Revision with (the template's version it was made from). */
+    private static long generation(Revision revision) {
+        String value = revision.getMetadata().getLabels() == null ? null
+                : revision.getMetadata().getLabels().get(GENERATION_LABEL);
+        return value != null && value.matches("\\d{1,18}") ? Long.parseLong(value) : -1;
     }
 
     /** The object whose annotations hold the bounds: the Revision, or its PodAutoscaler. */

@@ -154,11 +154,11 @@ class ManifestsTest {
         assertThat(revision.getRules().get(0).getResourceNames()).containsExactly("demo-prefill", "demo-decode");
         assertThat(revision.getRules().get(0).getVerbs()).containsExactly("get");
         assertThat(revision.getRules().get(1).getResources()).containsExactly("revisions");
-        assertThat(revision.getRules().get(1).getVerbs()).containsExactly("get", "patch");
+        assertThat(revision.getRules().get(1).getVerbs()).containsExactly("get", "list", "patch");
 
         Graph legacy = GraphYaml.parse(BASE + "knative: {scaling: pod-autoscaler}\n");
         Role podAutoscaler = (Role) Manifests.of(legacy, null).byKindAndName().get("Role/demo-planner");
-        assertThat(podAutoscaler.getRules().get(1).getVerbs()).containsExactly("get");
+        assertThat(podAutoscaler.getRules().get(1).getVerbs()).containsExactly("get", "list");
         assertThat(podAutoscaler.getRules().get(2).getApiGroups()).containsExactly("autoscaling.internal.knative.dev");
         assertThat(podAutoscaler.getRules().get(2).getResources()).containsExactly("podautoscalers");
         assertThat(podAutoscaler.getRules().get(2).getVerbs()).containsExactly("get", "patch");

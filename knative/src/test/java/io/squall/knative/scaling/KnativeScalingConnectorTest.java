@@ -115,6 +115,25 @@ class KnativeScalingConnectorTest {
     }
 
     @Test
+    void beforeKnativeReportsARevisionTheNewestLabelledOneIsPinned() {
+        Graph graph = GraphYaml.parse(BASE);
+        new ClusterDeployer(client).apply(Manifests.of(graph, null));
+        for (int generation = 1; generation <= 2; generation++) {
+            client.resource(new RevisionBuilder()
+                    .withNewMetadata().withName("demo-decode-0000" + generation).withNamespace(NAMESPACE)
+                        .addToAnnotations(KnativeKeys.MIN_SCALE, "2").addToAnnotations(KnativeKeys.MAX_SCALE, "2")
+                        .addToLabels(KnativeScalingConnector.SERVICE_LABEL, "demo-decode")
+                        .addToLabels(KnativeScalingConnector.GENERATION_LABEL, Integer.toString(generation)).endMetadata()
+                    .build()).create();
+        }
+
+        new KnativeScalingConnector(graph, client, false).scale(Pool.DECODE, 3);
+
+        assertThat(revision("demo-decode-00002").getMetadata().getAnnotations()).containsEntry(KnativeKeys.MIN_SCALE, "3");
+        assertThat(revision("demo-decode-00001").getMetadata().getAnnotations()).containsEntry(KnativeKeys.MIN_SCALE, "2");
+    }
+
+    @Test
     void decisionsOutsideTheGraphAreRefusedAndAMissingServiceIsAScalingError() {
         Graph graph = GraphYaml.parse(BASE);
         KnativeScalingConnector connector = new KnativeScalingConnector(graph, client, false);
