@@ -61,7 +61,7 @@ public final class ClusterDeployer {
                 switch (e.getCode()) {
                     case HttpURLConnection.HTTP_NOT_FOUND -> create(object);
                     case HTTP_UNSUPPORTED_MEDIA_TYPE -> merge(object);
-                    default -> throw new IllegalStateException("applying " + id(object) + " failed: " + e.getMessage(), e);
+                    default -> throw failure("applying", object, e);
                 }
             }
             lines.add("applied " + id(object));
@@ -77,7 +77,7 @@ public final class ClusterDeployer {
         try {
             client.resource(object).create();
         } catch (KubernetesClientException e) {
-            throw new IllegalStateException("applying " + id(object) + " failed: " + e.getMessage(), e);
+            throw failure("applying", object, e);
         }
     }
 
@@ -86,7 +86,7 @@ public final class ClusterDeployer {
         try {
             client.resource(object).patch(PatchContext.of(PatchType.JSON_MERGE));
         } catch (KubernetesClientException e) {
-            throw new IllegalStateException("applying " + id(object) + " failed: " + e.getMessage(), e);
+            throw failure("applying", object, e);
         }
     }
 
@@ -98,7 +98,7 @@ public final class ClusterDeployer {
                 boolean deleted = !client.resource(object).delete().isEmpty();
                 lines.add((deleted ? "deleted " : "absent ") + id(object));
             } catch (KubernetesClientException e) {
-                throw new IllegalStateException("deleting " + id(object) + " failed: " + e.getMessage(), e);
+                throw failure("deleting", object, e);
             }
         }
         return lines;
@@ -117,7 +117,7 @@ public final class ClusterDeployer {
             try {
                 live = client.resource(object).get();
             } catch (KubernetesClientException e) {
-                throw new IllegalStateException("reading " + id(object) + " failed: " + e.getMessage(), e);
+                throw failure("reading", object, e);
             }
             JsonNode desired = SERIALIZATION.convertValue(object, JsonNode.class);
             String want = yaml(desired);
@@ -154,6 +154,17 @@ public final class ClusterDeployer {
             return projected;
         }
         return live;
+    }
+
+    /** One line for a failed call: what, on which cluster, and the innermost cause (e.g. connection refused). */
+    private IllegalStateException failure(String doing, HasMetadata object, KubernetesClientException e) {
+        Throwable cause = e;
+        while (cause.getCause() != null && cause.getCause() != cause) {
+            cause = cause.getCause();
+        }
+        String reason = cause == e ? e.getMessage() : e.getMessage() + " (" + cause + ")";
+        return new IllegalStateException(doing + " " + id(object) + " on " + client.getConfiguration().getMasterUrl()
+                + " failed: " + reason, e);
     }
 
     private static String yaml(JsonNode node) {
