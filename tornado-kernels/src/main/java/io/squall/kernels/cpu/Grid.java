@@ -8,7 +8,8 @@ import static io.squall.kernels.cpu.Lanes.L;
 
 /**
  * The IQ4_NL/IQ4_XS grid as a vector table: {@link #values} maps nibble lanes to
- * {@link IQ4_NLCodec#VALUES} with one two-table permute (a single {@code vpermd}/{@code vpermi2d}).
+ * {@link IQ4_NLCodec#VALUES} with one permute: a one-table {@code vpermd} with 16 lanes, a two-table
+ * {@code vpermi2d}-style select with 8.
  */
 final class Grid {
 
@@ -22,6 +23,6 @@ final class Grid {
 
     /** {@code VALUES[nibble]} per lane; every lane of {@code nibbles} must lie in 0..15. */
     static IntVector values(IntVector nibbles) {
-        return nibbles.selectFrom(LOW, HIGH);
+        return L == 16 ? nibbles.selectFrom(LOW) : nibbles.selectFrom(LOW, HIGH);
     }
 }

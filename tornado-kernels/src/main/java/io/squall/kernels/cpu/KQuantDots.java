@@ -127,8 +127,9 @@ final class KQuantDots {
                     | (long) ((a1 & 0x0f0f0f0f) | (((a2 >>> 2) & 0x03030303) << 4)) << 32;
             long high = (((a0 >>> 4) & 0x0f0f0f0f) | (((a2 >>> 4) & 0x03030303) << 4)) & 0xFFFFFFFFL
                     | (long) (((a1 >>> 4) & 0x0f0f0f0f) | (((a2 >>> 6) & 0x03030303) << 4)) << 32;
-            IntVector hmA = bytes(w, base);
-            IntVector hmB = bytes(w, base + 16);
+            // the hmask bits moved to bit 2 up front: bit 4n + k then lands there after a shift right by 4n + k
+            IntVector hmA = bytes(w, base).lanewise(VectorOperators.LSHL, 2);
+            IntVector hmB = bytes(w, base + 16).lanewise(VectorOperators.LSHL, 2);
             for (int n = 0; n < 2; n++) {
                 IntVector qa = bytes(w, base + Q3_KCodec.QS_OFFSET + 32L * n);
                 IntVector qb = bytes(w, base + Q3_KCodec.QS_OFFSET + 32L * n + 16);
@@ -136,9 +137,9 @@ final class KQuantDots {
                 int xe = xo + i * Q3_KCodec.BLOCK_SIZE + 128 * n;
                 for (int k = 0; k < 4; k++) {
                     IntVector la = qa.lanewise(VectorOperators.LSHR, 2 * k).and(3)
-                            .or(hmA.lanewise(VectorOperators.LSHR, 4 * n + k).and(1).lanewise(VectorOperators.LSHL, 2));
+                            .or(hmA.lanewise(VectorOperators.LSHR, 4 * n + k).and(4));
                     IntVector lb = qb.lanewise(VectorOperators.LSHR, 2 * k).and(3)
-                            .or(hmB.lanewise(VectorOperators.LSHR, 4 * n + k).and(1).lanewise(VectorOperators.LSHL, 2));
+                            .or(hmB.lanewise(VectorOperators.LSHR, 4 * n + k).and(4));
                     float da = d * ((int) ((sc >>> (16 * k)) & 0xFF) - 32);
                     float db = d * ((int) ((sc >>> (16 * k + 8)) & 0xFF) - 32);
                     acc0 = ((FloatVector) la.sub(4).convert(VectorOperators.I2F, 0)).mul(da)

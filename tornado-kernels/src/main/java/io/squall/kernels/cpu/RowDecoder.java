@@ -214,21 +214,16 @@ final class RowDecoder {
             float dmin = hmask ? 0f : LittleEndian.half(w, base + Q2_KCodec.DMIN_OFFSET);
             for (int n = 0; n < 2; n++) {
                 for (int l = 0; l < 32; l += L) {
-                    IntVector packed = ints(w, base + qs + 32L * n + l);
-                    IntVector high = hmask ? ints(w, base + l) : null;
                     for (int k = 0; k < 4; k++) {
+                        // scalars before vectors, and the bytes re-read per k (from L1): no vector is live
+                        // across the codec calls, which C2 may decline to inline (a live vector is then boxed)
                         int s = 8 * n + 2 * k + (l >>> 4);
-                        IntVector q = packed.lanewise(VectorOperators.ASHR, 2 * k).and(3);
-                        float scale;
-                        float min;
+                        float scale = d * (hmask ? Q3_KCodec.scale(w, base, s) : Q2_KCodec.scale(w, base, s));
+                        float min = hmask ? 0f : -dmin * Q2_KCodec.min(w, base, s);
+                        IntVector q = ints(w, base + qs + 32L * n + l).lanewise(VectorOperators.ASHR, 2 * k).and(3);
                         if (hmask) {
-                            q = q.add(high.lanewise(VectorOperators.ASHR, 4 * n + k).and(1).lanewise(VectorOperators.LSHL, 2))
-                                    .sub(4);
-                            scale = d * Q3_KCodec.scale(w, base, s);
-                            min = 0f;
-                        } else {
-                            scale = d * Q2_KCodec.scale(w, base, s);
-                            min = -dmin * Q2_KCodec.min(w, base, s);
+                            q = q.or(ints(w, base + l).lanewise(VectorOperators.ASHR, 4 * n + k).and(1)
+                                    .lanewise(VectorOperators.LSHL, 2)).sub(4);
                         }
                         toFloats(q).fma(scale, min).intoArray(dst, dstOff + i * Q2_KCodec.BLOCK_SIZE + 128 * n + 32 * k + l);
                     }
@@ -262,22 +257,25 @@ final class RowDecoder {
             float d = LittleEndian.half(w, base + Q6_KCodec.D_OFFSET);
             for (int n = 0; n < 2; n++) {
                 for (int l = 0; l < 32; l += L) {
-                    IntVector ql0 = ints(w, base + 64L * n + l);
-                    IntVector ql32 = ints(w, base + 64L * n + 32 + l);
-                    IntVector qh = ints(w, base + Q6_KCodec.QH_OFFSET + 32L * n + l);
+                    // scales first: a vector live across a call C2 does not inline gets boxed
                     int s = 8 * n + (l >>> 4);
+                    float d1 = d * Q6_KCodec.scale(w, base, s);
+                    float d2 = d * Q6_KCodec.scale(w, base, s + 2);
+                    float d3 = d * Q6_KCodec.scale(w, base, s + 4);
+                    float d4 = d * Q6_KCodec.scale(w, base, s + 6);
+                    IntVector ql0 = zeroExtended(w, base + 64L * n + l);
+                    IntVector ql32 = zeroExtended(w, base + 64L * n + 32 + l);
+                    IntVector qh = zeroExtended(w, base + Q6_KCodec.QH_OFFSET + 32L * n + l);
                     int out = dstOff + i * Q6_KCodec.BLOCK_SIZE + 128 * n + l;
-                    IntVector q1 = ql0.and(0x0F).or(qh.and(3).lanewise(VectorOperators.LSHL, 4));
-                    IntVector q2 = ql32.and(0x0F)
-                            .or(qh.lanewise(VectorOperators.ASHR, 2).and(3).lanewise(VectorOperators.LSHL, 4));
-                    IntVector q3 = ql0.lanewise(VectorOperators.ASHR, 4).and(0x0F)
-                            .or(qh.lanewise(VectorOperators.ASHR, 4).and(3).lanewise(VectorOperators.LSHL, 4));
-                    IntVector q4 = ql32.lanewise(VectorOperators.ASHR, 4).and(0x0F)
-                            .or(qh.lanewise(VectorOperators.ASHR, 6).and(3).lanewise(VectorOperators.LSHL, 4));
-                    toFloats(q1.sub(32)).mul(d * Q6_KCodec.scale(w, base, s)).intoArray(dst, out);
-                    toFloats(q2.sub(32)).mul(d * Q6_KCodec.scale(w, base, s + 2)).intoArray(dst, out + 32);
-                    toFloats(q3.sub(32)).mul(d * Q6_KCodec.scale(w, base, s + 4)).intoArray(dst, out + 64);
-                    toFloats(q4.sub(32)).mul(d * Q6_KCodec.scale(w, base, s + 6)).intoArray(dst, out + 96);
+                    IntVector q1 = ql0.and(0x0F).or(qh.lanewise(VectorOperators.LSHL, 4).and(0x30)).sub(32);
+                    IntVector q2 = ql32.and(0x0F).or(qh.lanewise(VectorOperators.LSHL, 2).and(0x30)).sub(32);
+                    IntVector q3 = ql0.lanewise(VectorOperators.LSHR, 4).or(qh.and(0x30)).sub(32);
+                    IntVector q4 = ql32.lanewise(VectorOperators.LSHR, 4)
+                            .or(qh.lanewise(VectorOperators.LSHR, 2).and(0x30)).sub(32);
+                    ((FloatVector) q1.convert(VectorOperators.I2F, 0)).mul(d1).intoArray(dst, out);
+                    ((FloatVector) q2.convert(VectorOperators.I2F, 0)).mul(d2).intoArray(dst, out + 32);
+                    ((FloatVector) q3.convert(VectorOperators.I2F, 0)).mul(d3).intoArray(dst, out + 64);
+                    ((FloatVector) q4.convert(VectorOperators.I2F, 0)).mul(d4).intoArray(dst, out + 96);
                 }
             }
         }
@@ -310,6 +308,11 @@ final class RowDecoder {
      */
     private static IntVector ints(MemorySegment w, long off) {
         return (IntVector) ByteVector.fromMemorySegment(B, w, off, LE).convertShape(VectorOperators.B2I, I, 0);
+    }
+
+    /** {@link Lanes#L} bytes from {@code off}, zero-extended to int lanes. */
+    private static IntVector zeroExtended(MemorySegment w, long off) {
+        return (IntVector) ByteVector.fromMemorySegment(B, w, off, LE).convertShape(VectorOperators.ZERO_EXTEND_B2I, I, 0);
     }
 
     private static FloatVector toFloats(IntVector v) {
