@@ -18,6 +18,9 @@ import java.util.concurrent.Callable;
 @Command(name = "logits", description = "Print the logits at the last position of a token sequence, as JSON.")
 final class LogitsCommand implements Callable<Integer> {
 
+    @picocli.CommandLine.Mixin
+    KernelOption kernelOption;
+
     private static final int DEFAULT_SHOWN = 32;
 
     @Option(names = "--model", required = true, description = "GGUF model file")

@@ -25,6 +25,9 @@ import java.util.concurrent.Callable;
 @Command(name = "run", description = "Generate from a prompt in this process; stream the text, or print JSON with --json.")
 final class RunCommand implements Callable<Integer> {
 
+    @picocli.CommandLine.Mixin
+    KernelOption kernelOption;
+
     /** Prompt tokens per prefill forward pass. */
     private static final int PREFILL_CHUNK = 512;
 

@@ -26,6 +26,9 @@ import java.util.concurrent.Callable;
 @Command(name = "serve", description = "Serve a model in one JVM: an embedded cluster member, workers and the OpenAI gateway.")
 final class ServeCommand implements Callable<Integer> {
 
+    @picocli.CommandLine.Mixin
+    KernelOption kernelOption;
+
     @Option(names = "--model", description = "GGUF model file (default: a demo model with random weights)")
     Path model;
 

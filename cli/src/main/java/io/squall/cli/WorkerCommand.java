@@ -18,6 +18,9 @@ import java.util.concurrent.ExecutionException;
 @Command(name = "worker", description = "Run one worker stage (aggregated, prefill or decode) in a cluster.")
 final class WorkerCommand implements Callable<Integer> {
 
+    @picocli.CommandLine.Mixin
+    KernelOption kernelOption;
+
     @Option(names = "--role", defaultValue = "aggregated", description = "aggregated, prefill or decode (default: ${DEFAULT-VALUE})")
     String role;
 

@@ -1,13 +1,25 @@
 package io.squall.kernels;
 
+import io.squall.kernels.custom.CustomKernel;
+
+import java.util.List;
+import java.util.Objects;
+
 /**
  * The compute operations a transformer forward pass needs, over flat row-major {@code float[]}
  * activations. Every operation takes a {@code batch} of rows so that one pass over a weight matrix
  * serves many tokens (prefill) or many sequences (continuous batching).
  *
  * <p>Implementations: the reference (the TornadoVM-style static kernels run as plain Java, the
- * semantics every other implementation must match) and the CPU executor (Vector API across a fixed
- * thread pool). Obtain the fastest available one with {@link #best()}.
+ * semantics every other implementation must match), the CPU executor (Vector API across a fixed
+ * thread pool) and, in builds made with a TornadoVM SDK, the TornadoVM executor (the kernels compiled
+ * for a device, weights and KV pages resident there). Obtain one with {@link #best()}.
+ *
+ * <p>Device executors may keep copies of the KV pages they read. So between two {@code attention}
+ * calls, the host writes a sequence's pages only at the positions the next call adds (the keys and
+ * values of its new rows), or before the page first appears in a block table (pages filled by
+ * onboarding or a remote prefill); a page already read through one block table is not rewritten
+ * under that same table.
  *
  * <p>Thread-safety: an instance may be used by one forward pass at a time; calls block until the
  * result is written. Arrays must be large enough for the stated extents; extents are not re-checked
@@ -93,19 +105,41 @@ public interface Kernels extends AutoCloseable {
     /** Softmax in place over {@code x[offset .. offset+n)}. */
     void softmax(float[] x, int offset, int n);
 
+    /**
+     * Tells the executor which weights the coming forward passes multiply by, so that a device executor
+     * can upload them once and keep them resident. Optional for callers (a matmul on a weight never
+     * prepared still works, at the cost of uploading it then) and idempotent: weights already prepared
+     * are skipped. The host executors ignore it.
+     */
+    default void prepare(List<WeightMatrix> weights) {
+        Objects.requireNonNull(weights, "weights");
+    }
+
+    /**
+     * Runs a user's {@link CustomKernel} over {@code x[0..n)} and {@code y[0..n)} on this executor: the
+     * host executors run its CPU reference, the TornadoVM executor compiles its TornadoVM-style kernel
+     * for the device (and reports, once, when it has to run the reference instead).
+     */
+    default void run(CustomKernel kernel, float[] x, float[] y, int n) {
+        Objects.requireNonNull(kernel, "kernel");
+        KernelArguments.elements(n, x, y);
+        kernel.reference().apply(x, y, n);
+    }
+
     /** Releases the thread pool, if any. */
     @Override
     void close();
 
     /**
-     * A new instance of the fastest implementation this JVM can run: the CPU executor when the
-     * {@code jdk.incubator.vector} module is present and the hardware has 256- or 512-bit vectors,
-     * otherwise the reference. The first call logs the choice. The caller owns the instance and must
+     * A new instance of the implementation {@code squall.kernels} names, by default the fastest this
+     * JVM can run. The first call logs the choice. The caller owns the instance and must
      * {@link #close()} it.
      *
-     * <p>System properties: {@code squall.kernels} = {@code auto} (default), {@code cpu} or
-     * {@code reference}; {@code squall.kernels.threads} = threads of the CPU executor (default: one
-     * per available processor).
+     * <p>System properties: {@code squall.kernels} = {@code auto} (default), {@code cpu},
+     * {@code reference} or {@code tornadovm}; {@code squall.kernels.threads} = threads of the CPU
+     * executor (default: one per available processor). {@code auto} picks TornadoVM when the JVM runs
+     * with TornadoVM's runtime, this build has its executor and a device answers; else the CPU
+     * executor; else the reference. One log line says which and why.
      *
      * @throws IllegalStateException if {@code squall.kernels} names an implementation that cannot run here
      */

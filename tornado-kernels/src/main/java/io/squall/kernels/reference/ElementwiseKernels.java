@@ -9,8 +9,7 @@ public final class ElementwiseKernels {
     /** SwiGLU: {@code gate_i = gate_i / (1 + exp(−gate_i)) · up_i}. */
     public static void siluMul(float[] gate, float[] up, int n) {
         for (int i = 0; i < n; i++) {
-            float g = gate[i];
-            gate[i] = g / (1f + (float) Math.exp(-g)) * up[i];
+            gate[i] = DeviceMath.silu(gate[i]) * up[i];
         }
     }
 

@@ -17,7 +17,7 @@ public final class NormKernels {
             for (int i = 0; i < dim; i++) {
                 ss += x[base + i] * x[base + i];
             }
-            float inv = (float) (1.0 / Math.sqrt(ss / dim + eps));
+            float inv = DeviceMath.rmsScale(ss, dim, eps);
             for (int i = 0; i < dim; i++) {
                 out[base + i] = x[base + i] * inv * weight[i];
             }

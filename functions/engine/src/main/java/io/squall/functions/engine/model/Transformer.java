@@ -3,8 +3,10 @@ package io.squall.functions.engine.model;
 import io.squall.kernels.Kernels;
 import io.squall.kernels.PagedKv;
 import io.squall.kernels.WeightMatrix;
+import io.squall.kernels.custom.CustomKernel;
 import io.squall.kvgrid.pool.KvLayout;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
@@ -46,6 +48,12 @@ public final class Transformer implements ForwardPass {
     private float[][] gateUpOut;
     private float[] logitRows;
     private float[] logitHidden;
+    /** The gated FFN's activation, or null for SiLU. */
+    private CustomKernel activation;
+    private CustomKernel logitsTransform;
+    private float[] logitsConstants = new float[0];
+    /** {@link #logitsConstants} repeated for each logits row, the transform's second array. */
+    private float[] logitsConstantRows = new float[0];
 
     /**
      * @param maxPositions the longest sequence to support, in tokens; capped at the model's context
@@ -65,6 +73,41 @@ public final class Transformer implements ForwardPass {
             gateUp[l] = new WeightMatrix[] {layer.feedForward().gate(), layer.feedForward().up()};
         }
         this.attentionScale = (float) (1.0 / Math.sqrt(config.headDim()));
+        List<WeightMatrix> matrices = new ArrayList<>();
+        for (int l = 0; l < config.layers(); l++) {
+            matrices.addAll(Arrays.asList(qkv[l]));
+            matrices.add(weights.layers().get(l).attention().wo());
+            matrices.addAll(Arrays.asList(gateUp[l]));
+            matrices.add(weights.layers().get(l).feedForward().down());
+        }
+        matrices.add(weights.output());
+        kernels.prepare(matrices); // a device executor uploads them once, here
+    }
+
+    /**
+     * Replaces SiLU in the gated feed-forward block with a user's kernel, run on the active executor:
+     * it gets the gate projections as {@code x} and the up projections as {@code y}, and leaves
+     * {@code activation(gate)·up} in {@code x}. {@code null} restores SiLU.
+     */
+    public void setActivation(CustomKernel activation) {
+        this.activation = activation;
+    }
+
+    /**
+     * Runs a user's kernel over the logits before they are handed out (and so before sampling), on the
+     * active executor: {@code x} holds the logits, {@code y} the matching entry of {@code perToken}
+     * (one float per vocabulary entry: a bias, a cap, a mask). {@code null} removes it.
+     *
+     * @throws IllegalArgumentException if {@code perToken} does not hold one float per vocabulary entry
+     */
+    public void setLogitsTransform(CustomKernel transform, float[] perToken) {
+        if (transform != null && (perToken == null || perToken.length != config.vocabSize())) {
+            throw new IllegalArgumentException("a logits transform needs one constant per vocabulary entry ("
+                    + config.vocabSize() + ")");
+        }
+        this.logitsTransform = transform;
+        this.logitsConstants = transform == null ? new float[0] : perToken.clone();
+        this.logitsConstantRows = new float[0];
     }
 
     public ModelConfig config() {
@@ -160,7 +203,11 @@ public final class Transformer implements ForwardPass {
         int dim = config.dim();
         kernels.rmsnorm(xb, x, ffn.norm(), rows, dim, config.rmsEps());
         kernels.matmulMany(gateUp[l], xb, gateUpOut, rows);
-        kernels.siluMul(gate, up, rows * config.ffnDim());
+        if (activation == null) {
+            kernels.siluMul(gate, up, rows * config.ffnDim());
+        } else {
+            kernels.run(activation, gate, up, rows * config.ffnDim());
+        }
         kernels.matmul(ffn.down(), gate, xb, rows);
         kernels.add(x, xb, rows * dim);
     }
@@ -185,6 +232,15 @@ public final class Transformer implements ForwardPass {
             logitRows = new float[wanted * vocab];
         }
         kernels.matmul(weights.output(), logitHidden, logitRows, wanted);
+        if (logitsTransform != null) {
+            if (logitsConstantRows.length < wanted * vocab) {
+                logitsConstantRows = new float[logitRows.length];
+                for (int r = 0; r + vocab <= logitsConstantRows.length; r += vocab) {
+                    System.arraycopy(logitsConstants, 0, logitsConstantRows, r, vocab);
+                }
+            }
+            kernels.run(logitsTransform, logitRows, logitsConstantRows, wanted * vocab);
+        }
         int i = 0;
         for (Segment segment : segments) {
             if (segment.logits() != null) {

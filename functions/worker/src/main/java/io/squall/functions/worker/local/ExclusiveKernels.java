@@ -3,7 +3,9 @@ package io.squall.functions.worker.local;
 import io.squall.kernels.Kernels;
 import io.squall.kernels.PagedKv;
 import io.squall.kernels.WeightMatrix;
+import io.squall.kernels.custom.CustomKernel;
 
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -134,6 +136,26 @@ public final class ExclusiveKernels implements Kernels {
         lock.lock();
         try {
             delegate.softmax(x, offset, n);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void prepare(List<WeightMatrix> weights) {
+        lock.lock();
+        try {
+            delegate.prepare(weights);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void run(CustomKernel kernel, float[] x, float[] y, int n) {
+        lock.lock();
+        try {
+            delegate.run(kernel, x, y, n);
         } finally {
             lock.unlock();
         }

@@ -1,0 +1,52 @@
+package io.squall.kernels.tornado;
+
+import io.squall.kernels.KernelContract;
+import io.squall.kernels.Kernels;
+import org.junit.jupiter.api.AfterAll;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.util.Set;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The kernel contract on the TornadoVM executor, through TornadoVM's JIT on its default device (PoCL
+ * here) with bailouts turned into failures. One executor serves the whole class, so each kernel is
+ * compiled once per buffer size rather than once per test; the only operations allowed on the host
+ * are the formats without a device kernel.
+ */
+class TornadoKernelsTest extends KernelContract {
+
+    private static TornadoKernels shared;
+
+    @Override
+    protected Kernels create() {
+        if (shared == null) {
+            shared = TornadoKernels.open();
+        }
+        return (Kernels) Proxy.newProxyInstance(Kernels.class.getClassLoader(), new Class<?>[] {Kernels.class},
+                (proxy, method, args) -> {
+                    if (method.getName().equals("close")) {
+                        return null; // the shared executor outlives each test
+                    }
+                    try {
+                        return method.invoke(shared, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+    }
+
+    @AfterAll
+    static void nothingButUnsupportedFormatsLeftTheDevice() {
+        if (shared == null) {
+            return;
+        }
+        Set<String> onHost = shared.hostOperations();
+        shared.close();
+        shared = null;
+        assertThat(onHost).as("operations that ran on the host executor")
+                .isSubsetOf("BF16 matmul", "Q4_K matmul", "Q6_K matmul");
+    }
+}
