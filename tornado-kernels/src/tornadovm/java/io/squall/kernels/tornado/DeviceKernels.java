@@ -78,6 +78,15 @@ public final class DeviceKernels {
         return MATMUL_HEADER + entry * MATMUL_ENTRY;
     }
 
+    /** Reduces the work-group's partial dot products and stores row {@code r} of entry {@code e} for batch row {@code b}. */
+    private static void storeRow(KernelContext context, float[] scratch, float sum, FloatArray out, IntArray p, int e,
+                                 int b, int r) {
+        float total = groupSum(context, scratch, sum);
+        if (context.localIdx == 0) {
+            out.set(p.get(e + 2) + b * p.get(e) + r, total);
+        }
+    }
+
     /**
      * Fused F32 matmuls over one shared input: work-group {@code (g, b)} computes global row {@code g}
      * (of the matrices' stacked rows) for batch row {@code b}. Parameters: {@code [count, cols, batch,
@@ -98,10 +107,7 @@ public final class DeviceKernels {
         for (int c = context.localIdx; c < cols; c += context.localGroupSizeX) {
             sum += w.get(row + c) * x.get(xBase + c);
         }
-        float total = groupSum(context, scratch, sum);
-        if (context.localIdx == 0) {
-            out.set(p.get(e + 2) + b * p.get(e) + r, total);
-        }
+        storeRow(context, scratch, sum, out, p, e, b, r);
     }
 
     /** {@link #matmulF32} for F16 weights (2 bytes per element). */
@@ -118,10 +124,7 @@ public final class DeviceKernels {
         for (int c = context.localIdx; c < cols; c += context.localGroupSizeX) {
             sum += DeviceMath.halfToFloat(w.get(row + 2 * c), w.get(row + 2 * c + 1)) * x.get(xBase + c);
         }
-        float total = groupSum(context, scratch, sum);
-        if (context.localIdx == 0) {
-            out.set(p.get(e + 2) + b * p.get(e) + r, total);
-        }
+        storeRow(context, scratch, sum, out, p, e, b, r);
     }
 
     /** {@link #matmulF32} for Q8_0 weights: per 34-byte block, {@code d · Σ_j qs[j] · x[j]}; one thread per block. */
@@ -145,10 +148,7 @@ public final class DeviceKernels {
             }
             sum += DeviceMath.halfToFloat(w.get(block), w.get(block + 1)) * part;
         }
-        float total = groupSum(context, scratch, sum);
-        if (context.localIdx == 0) {
-            out.set(p.get(e + 2) + b * p.get(e) + r, total);
-        }
+        storeRow(context, scratch, sum, out, p, e, b, r);
     }
 
     /** {@link #matmulF32} for Q4_0 weights: per 18-byte block, {@code d · Σ_j (lo_j − 8)·x[j] + (hi_j − 8)·x[j+16]}. */
@@ -175,10 +175,7 @@ public final class DeviceKernels {
             }
             sum += DeviceMath.halfToFloat(w.get(block), w.get(block + 1)) * part;
         }
-        float total = groupSum(context, scratch, sum);
-        if (context.localIdx == 0) {
-            out.set(p.get(e + 2) + b * p.get(e) + r, total);
-        }
+        storeRow(context, scratch, sum, out, p, e, b, r);
     }
 
     /**
