@@ -39,6 +39,7 @@ public final class Squall implements Runnable {
     static int execute(PrintWriter out, PrintWriter err, String... args) {
         CommandLine commandLine = new CommandLine(new Squall());
         commandLine.getSubcommands().values().forEach(sub -> sub.getCommandSpec().mixinStandardHelpOptions(true));
+        commandLine.setDefaultValueProvider(new StageDefaults());
         commandLine.setOut(out);
         commandLine.setErr(err);
         commandLine.setExecutionExceptionHandler(Squall::reportFailure);

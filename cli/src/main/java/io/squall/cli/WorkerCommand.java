@@ -11,10 +11,14 @@ import picocli.CommandLine.Option;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 
-/** {@code squall worker}: one worker stage that joins a cluster and serves until SIGINT/SIGTERM. */
+/**
+ * {@code squall worker}: one worker stage that joins a cluster and serves until SIGINT/SIGTERM, then drains (it
+ * leaves discovery, its open streams finish within {@code --drain-seconds} or migrate) and exits.
+ */
 @Command(name = "worker", description = "Run one worker stage (aggregated, prefill or decode) in a cluster.")
 final class WorkerCommand implements Callable<Integer> {
 
@@ -42,13 +46,18 @@ final class WorkerCommand implements Callable<Integer> {
     @Option(names = "--rsocket-port", defaultValue = "0", description = "RSocket over TCP (default: a free one)")
     int rsocketPort;
 
+    @Option(names = "--drain-seconds", defaultValue = "25",
+            description = "on SIGTERM, how long open streams may run on before they migrate to other workers (default: ${DEFAULT-VALUE})")
+    int drainSeconds;
+
     @CommandLine.Mixin
     WorkerOptions stage;
 
-
-
     @Override
     public Integer call() throws Exception {
+        if (drainSeconds < 0) {
+            throw new IllegalArgumentException("--drain-seconds must not be negative");
+        }
         if (!Files.isRegularFile(model)) {
             throw new IllegalArgumentException("--model " + model + " is not a file");
         }
@@ -67,7 +76,9 @@ final class WorkerCommand implements Callable<Integer> {
             cluster.close();
             throw new IllegalStateException("the worker failed to start: " + e.getCause().getMessage(), e.getCause());
         }
-        cluster.awaitShutdown(worker);
+        // SIGTERM (how Knative scales down, and how the planner's local connector stops a worker) drains first
+        AutoCloseable drainThenStop = () -> worker.stop(Duration.ofSeconds(drainSeconds));
+        cluster.awaitShutdown(drainThenStop);
         return 0;
     }
 

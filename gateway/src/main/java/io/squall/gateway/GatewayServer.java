@@ -1,5 +1,6 @@
 package io.squall.gateway;
 
+import io.squall.functions.stage.StageEndpoints;
 import io.squall.gateway.admission.InFlightLimiter;
 import io.squall.gateway.http.MicronautHttpFrontEnd;
 import io.squall.gateway.metrics.GatewayMetrics;
@@ -14,8 +15,9 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * A running gateway: the OpenAI HTTP API, the RSocket client API (TCP and WebSocket) and {@code /metrics},
- * serving the given models. Start with {@link #start}, stop with {@link #close()}.
+ * A running gateway: the OpenAI HTTP API with {@code /healthz}, {@code /readyz}, {@code /metrics} and the RSocket
+ * client API over WebSocket ({@code /rsocket}) on its one HTTP port, and the RSocket client API on its own TCP and
+ * WebSocket listeners too, serving the given models. Start with {@link #start}, stop with {@link #close()}.
  *
  * <p>Thread-safe. Several gateways may run in one JVM; each has its own Micronaut context and metrics registry.
  */
@@ -48,7 +50,10 @@ public final class GatewayServer implements AutoCloseable {
         GatewayMetrics metrics = new GatewayMetrics(limiter::inFlight, limiter::queued);
         ApiKeyGuard guard = new ApiKeyGuard(config.security().apiKeys(), config.security().rateLimit(), System::nanoTime);
         OpenAiService service = new OpenAiService(registry, guard, limiter, metrics, limits.requestTimeout());
-        MicronautHttpFrontEnd http = MicronautHttpFrontEnd.start(config, service, metrics);
+        // the HTTP port also carries the client API over WebSocket (/rsocket): Knative gives a container one port
+        StageEndpoints endpoints = new StageEndpoints(() -> true, metrics::scrape,
+                RSocketFrontEnd.server(service).asConnectionAcceptor());
+        MicronautHttpFrontEnd http = MicronautHttpFrontEnd.start(config, service, metrics, endpoints);
         RSocketFrontEnd rsocket;
         try {
             rsocket = RSocketFrontEnd.start(config, service);

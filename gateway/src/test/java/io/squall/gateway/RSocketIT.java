@@ -134,4 +134,9 @@ class RSocketIT {
     void chatOverWebSocket() {
         chatWorksOver(WebsocketClientTransport.create(URI.create("ws://127.0.0.1:" + server.rsocketWebSocketPort() + "/rsocket")));
     }
+
+    @Test
+    void chatOverWebSocketOnTheHttpPort() { // Knative's one port: the OpenAI API and /rsocket side by side
+        chatWorksOver(WebsocketClientTransport.create(URI.create("ws://127.0.0.1:" + server.httpPort() + "/rsocket")));
+    }
 }

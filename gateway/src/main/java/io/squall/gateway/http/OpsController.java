@@ -1,33 +1,26 @@
 package io.squall.gateway.http;
 
 import io.micronaut.context.annotation.Requires;
-import io.micronaut.http.HttpResponse;
 import io.micronaut.http.MediaType;
-import io.micronaut.http.MutableHttpResponse;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Get;
-import io.squall.gateway.metrics.GatewayMetrics;
 
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 
-/** Operations routes: health for load balancers, liveness, Prometheus metrics and the OpenAPI document. */
+/**
+ * Operations routes beside the stage's own ({@code /healthz}, {@code /readyz}, {@code /metrics}): {@code /health}
+ * and {@code /live} for load balancers, and the OpenAPI document.
+ */
 @Controller
 @Requires(property = MicronautHttpFrontEnd.ENABLED_PROPERTY, value = "true")
 final class OpsController {
 
-    private static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
     private static final String OPENAPI = readOpenApi();
 
-    private final GatewayMetrics metrics;
-
-    OpsController(GatewayMetrics metrics) {
-        this.metrics = metrics;
-    }
-
-    @Get(uris = {"/health", "/healthz", "/readyz"}, produces = MediaType.APPLICATION_JSON)
+    @Get(uri = "/health", produces = MediaType.APPLICATION_JSON)
     String health() {
         return "{\"status\":\"ok\"}";
     }
@@ -35,11 +28,6 @@ final class OpsController {
     @Get(uri = "/live", produces = MediaType.APPLICATION_JSON)
     String live() {
         return "{\"status\":\"ok\"}";
-    }
-
-    @Get(uri = "/metrics")
-    MutableHttpResponse<String> metrics() {
-        return HttpResponse.ok(metrics.scrape()).contentType(PROMETHEUS_TEXT);
     }
 
     @Get(uri = "/openapi.json", produces = MediaType.APPLICATION_JSON)

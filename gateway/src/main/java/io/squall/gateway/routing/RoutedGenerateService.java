@@ -31,14 +31,17 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The gateway's route to its workers: each request goes to the discovered worker that serves
  * {@code generate} (aggregated or decode, never prefill) which the {@link RoutingPolicy} picks, over one
- * shared RSocket-over-TCP connection per worker, opened on first use and closed when the worker leaves
- * discovery. No worker is a {@code NOT_FOUND} error.
+ * shared RSocket-over-TCP connection per worker, opened on first use and closed when the worker has left
+ * discovery and the streams on it have ended (a draining worker finishes them). No worker is a {@code NOT_FOUND}
+ * error.
  *
- * <p><b>Migration</b> (DESIGN §7): when the connection to a worker is lost mid-stream ({@code UNAVAILABLE}), the
+ * <p><b>Migration</b> (DESIGN §7): when the connection to a worker is lost mid-stream, or a draining worker ends
+ * a stream it could not finish in its grace period ({@code UNAVAILABLE} either way), the
  * request goes on on another worker as a continuation — the prompt plus the tokens already streamed, with the
  * remaining token budget — so the client's stream continues without a lost or repeated token; the final usage
  * still counts the original prompt and every generated token. At most {@value #MAX_MIGRATIONS} times per
@@ -57,7 +60,7 @@ public final class RoutedGenerateService implements GenerateService, AutoCloseab
     private final Discovery discovery;
     private final RoutingPolicy policy;
     private final InFlight inFlight = new InFlight();
-    private final Map<InstanceId, Mono<RSocket>> connections = new ConcurrentHashMap<>();
+    private final Map<InstanceId, Link> connections = new ConcurrentHashMap<>();
     private final Disposable watch;
 
     /** Routes by {@code policy}, which this service closes with itself. */
@@ -69,12 +72,49 @@ public final class RoutedGenerateService implements GenerateService, AutoCloseab
                 .subscribe(this::onEvent);
     }
 
+    /**
+     * One worker's shared connection and the streams this gateway has open on it. A worker that leaves discovery
+     * gets no new streams; its connection closes once the streams on it have ended, so a draining worker can
+     * finish them (one that crashed ends them itself: the lost connection migrates them).
+     */
+    private static final class Link {
+        final Mono<RSocket> rsocket;
+        final AtomicInteger streams = new AtomicInteger();
+        volatile boolean retired;
+
+        Link(Mono<RSocket> rsocket) {
+            this.rsocket = rsocket;
+        }
+
+        void opened() {
+            streams.incrementAndGet();
+        }
+
+        void closed() {
+            if (streams.decrementAndGet() == 0 && retired) {
+                dispose();
+            }
+        }
+
+        void retire() {
+            retired = true;
+            if (streams.get() == 0) {
+                dispose();
+            }
+        }
+
+        void dispose() {
+            rsocket.subscribe(RSocket::dispose, e -> { });
+        }
+    }
+
     private void onEvent(DiscoveryEvent event) {
         if (event instanceof DiscoveryEvent.Removed removed) {
-            Mono<RSocket> connection = connections.remove(removed.id());
-            if (connection != null) {
-                connection.subscribe(RSocket::dispose, e -> { });
-                LOG.debug("closed the connection to {}", removed.id());
+            Link link = connections.remove(removed.id());
+            if (link != null) {
+                link.retire();
+                LOG.debug("{} left discovery; its connection closes after {} open stream(s)",
+                        removed.id(), link.streams.get());
             }
             policy.removed(removed.id());
             inFlight.forget(removed.id());
@@ -152,32 +192,35 @@ public final class RoutedGenerateService implements GenerateService, AutoCloseab
         // the prompt's blocks and the first output block: what the sequence holds once admitted
         long blocks = request.tokens().length / BlockHasher.DEFAULT_BLOCK_SIZE + 1;
         inFlight.started(worker.id(), blocks);
+        Link link = connection(worker);
+        link.opened();
         // Released before the end reaches the subscriber (not after, as doFinally would), so a caller that
         // sends its next request on completion already sees this one gone; once, on end or cancel.
         AtomicBoolean released = new AtomicBoolean();
         Runnable release = () -> {
             if (released.compareAndSet(false, true)) {
                 inFlight.finished(worker.id(), blocks);
+                link.closed();
             }
         };
-        return connection(worker)
+        return link.rsocket
                 .flatMapMany(rsocket -> new RSocketGenerateClient(rsocket).generate(request))
                 .doOnTerminate(release)
                 .doOnCancel(release);
     }
 
-    private Mono<RSocket> connection(WorkerInstance worker) {
+    private Link connection(WorkerInstance worker) {
         return connections.computeIfAbsent(worker.id(),
-                id -> StageConnections.tcp(worker.host(), worker.rsocketPort())
+                id -> new Link(StageConnections.tcp(worker.host(), worker.rsocketPort())
                         .onErrorMap(e -> new StageException(ErrorCode.UNAVAILABLE,
                                 "cannot connect to " + worker.id() + ": " + e.getMessage()))
-                        .cacheInvalidateIf(RSocket::isDisposed));
+                        .cacheInvalidateIf(RSocket::isDisposed)));
     }
 
     @Override
     public void close() {
         watch.dispose();
-        connections.values().forEach(c -> c.subscribe(RSocket::dispose, e -> { }));
+        connections.values().forEach(Link::dispose);
         connections.clear();
         policy.close();
     }

@@ -42,11 +42,19 @@ public final class RSocketFrontEnd implements AutoCloseable {
         this.webSocket = webSocket;
     }
 
-    /** Binds the enabled listeners; returns once they are bound. */
-    public static RSocketFrontEnd start(GatewayConfig config, OpenAiService service) {
+    /**
+     * The RSocket server of the client API ({@code v1.chat}, {@code v1.completions}) over {@code service}: what
+     * both listeners and the HTTP port's {@code /rsocket} accept connections with.
+     */
+    public static RSocketServer server(OpenAiService service) {
         SocketAcceptor acceptor = (setup, sendingSocket) -> Mono.just(new ClientApiResponder(service,
                 WellKnownMimeType.MESSAGE_RSOCKET_COMPOSITE_METADATA.getString().equals(setup.metadataMimeType())));
-        RSocketServer server = RSocketServer.create(acceptor);
+        return RSocketServer.create(acceptor);
+    }
+
+    /** Binds the enabled listeners; returns once they are bound. */
+    public static RSocketFrontEnd start(GatewayConfig config, OpenAiService service) {
+        RSocketServer server = server(service);
         GatewayConfig.Listen listen = config.listen();
         SslContext ssl = config.security().tls() == null ? null : sslContext(config.security().tls());
         CloseableChannel tcp = null;

@@ -38,6 +38,9 @@ public final class GridMembers {
         Objects.requireNonNull(grid, "grid");
         Config config = new Config().setClusterName(grid.clusterName());
         config.setProperty("hazelcast.phone.home.enabled", "false");
+        // whoever started the member shuts it down: a stage drains on SIGTERM while still a member (it must leave
+        // discovery and publish its last KV events), which Hazelcast's own shutdown hook would cut short
+        config.setProperty("hazelcast.shutdownhook.enabled", "false");
         boolean anyInterface = WILDCARD.equals(grid.host());
         config.setProperty("hazelcast.socket.bind.any", Boolean.toString(anyInterface));
         // Through SLF4J, so members log where the process's other logs go (stderr for the CLI).

@@ -6,7 +6,13 @@ import io.rsocket.core.RSocketServer;
 import io.rsocket.frame.decoder.PayloadDecoder;
 import io.rsocket.transport.netty.server.CloseableChannel;
 import io.rsocket.transport.netty.server.TcpServerTransport;
+import io.rsocket.transport.ServerTransport;
+import io.squall.functions.api.ErrorCode;
+import io.squall.functions.api.GenerateService;
 import io.squall.functions.api.KvFetchService;
+import io.squall.functions.api.PrefillService;
+import io.squall.functions.api.StageException;
+import io.squall.functions.stage.ActiveStreams;
 import io.squall.functions.discovery.Discovery;
 import io.squall.functions.discovery.InstanceId;
 import io.squall.functions.discovery.LoadReport;
@@ -24,7 +30,6 @@ import io.squall.functions.engine.batch.BatchStats;
 import io.squall.functions.engine.model.ForwardPass;
 import io.squall.functions.engine.tokenizer.Tokenizer;
 import io.squall.functions.engine.tokenizer.Tokenizers;
-import io.squall.functions.worker.http.StageHttpServer;
 import io.squall.functions.worker.local.SchedulerGenerateService;
 import io.squall.functions.worker.metrics.MeteredGenerateService;
 import io.squall.functions.worker.metrics.WorkerMetrics;
@@ -36,7 +41,6 @@ import io.squall.functions.worker.disagg.RemotePrefillRouter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
-import reactor.netty.DisposableServer;
 
 import java.time.Duration;
 import java.util.Objects;
@@ -44,17 +48,23 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * One worker stage: its HTTP port and RSocket-over-TCP port, the continuous-batching scheduler over
- * its model, and its registration in discovery.
+ * One worker stage: its RSocket-over-TCP port, the RSocket acceptor its HTTP port's {@code /rsocket} serves,
+ * the continuous-batching scheduler over its model, and its registration in discovery. The HTTP port itself
+ * belongs to the stage's Micronaut server ({@code micronaut.WorkerApplication}).
  *
- * <p>Lifecycle: {@link #start()} binds both ports at once (so {@code /healthz} answers and
- * {@code /readyz} says 503) and loads the model on a background thread; when the scheduler runs, the
+ * <p>Lifecycle: {@link #start(int)} binds the TCP port (while {@link #isReady()} is false, {@code /readyz}
+ * says 503) and loads the model on a background thread; when the scheduler runs, the
  * routes of its role open ({@code kv.fetch} always; {@code generate} on aggregated and decode workers,
  * {@code kv.push} too on decode workers, which hand long prompts to prefill workers; {@code prefill} on
  * prefill workers), {@code /readyz} turns 200 and the worker
  * registers itself, and {@link #ready()} completes. With a block directory ({@link KvSharing}) the
- * worker also onboards prefixes that other workers offloaded, fetching them over {@code kv.fetch}. {@link #close()} deregisters first, then closes the servers (ending
- * open streams), the scheduler and the engine. Thread-safe.
+ * worker also onboards prefixes that other workers offloaded, fetching them over {@code kv.fetch}.
+ *
+ * <p>Shutdown: {@link #drain(Duration)} leaves discovery, refuses new {@code generate} and {@code prefill}
+ * requests ({@code UNAVAILABLE}, which a gateway answers by routing elsewhere), lets open streams finish within
+ * the grace period and ends the rest {@code UNAVAILABLE}, which the gateway migrates to another worker with the
+ * tokens streamed so far; {@link #close()} then closes the TCP server, the scheduler and the engine (closing
+ * without a drain cuts open streams the same way). Thread-safe.
  */
 public final class Worker implements AutoCloseable {
 
@@ -71,8 +81,12 @@ public final class Worker implements AutoCloseable {
     private final CompletableFuture<WorkerInstance> ready = new CompletableFuture<>();
     private final Object lock = new Object();
     private volatile StageServices services;
+    private final StageResponder responder = new StageResponder(() -> services);
+    private final ActiveStreams streams = new ActiveStreams(
+            () -> new StageException(ErrorCode.UNAVAILABLE, "the worker is draining"),
+            () -> new StageException(ErrorCode.UNAVAILABLE, "the worker shut down before the stream finished"));
     private CloseableChannel tcp;
-    private DisposableServer http;
+    private int httpPort;
     private Engine engine;
     private BatchScheduler scheduler;
     private KvPool kv;
@@ -95,21 +109,29 @@ public final class Worker implements AutoCloseable {
         this.peers = new RSocketKvPeers(discovery, KV_FETCH_TIMEOUT);
     }
 
-    /** Binds the ports and starts loading the model; returns once both ports accept connections. */
-    public Worker start() {
+    /**
+     * Accepts the RSocket connections of the stage's {@code /rsocket} WebSocket: the same routes as the TCP port.
+     */
+    public ServerTransport.ConnectionAcceptor rsocketAcceptor() {
+        return RSocketServer.create(SocketAcceptor.with(responder)).payloadDecoder(PayloadDecoder.ZERO_COPY)
+                .asConnectionAcceptor();
+    }
+
+    /**
+     * Binds the RSocket TCP port and starts loading the model; returns once the port accepts connections.
+     *
+     * @param boundHttpPort the port the stage's HTTP server bound, which discovery advertises
+     */
+    public Worker start(int boundHttpPort) {
         synchronized (lock) {
             if (tcp != null || closed) {
                 throw new IllegalStateException("a worker starts once");
             }
-            StageResponder responder = new StageResponder(() -> services);
+            httpPort = boundHttpPort;
             tcp = RSocketServer.create(SocketAcceptor.with(responder))
                     .payloadDecoder(PayloadDecoder.ZERO_COPY)
                     .bind(TcpServerTransport.create(config.host(), config.rsocketPort()))
                     .block(Duration.ofSeconds(10));
-            http = StageHttpServer.start(config.host(), config.httpPort(), this::isReady, registry,
-                    RSocketServer.create(SocketAcceptor.with(responder))
-                            .payloadDecoder(PayloadDecoder.ZERO_COPY)
-                            .asConnectionAcceptor());
         }
         Thread.ofPlatform().name("squall-worker-load").daemon(true).start(this::load);
         LOG.info("worker {} ({}) listening: http {}:{}, rsocket tcp {}:{}",
@@ -155,17 +177,27 @@ public final class Worker implements AutoCloseable {
         KvFetchService kvFetch = pool.offload() == null ? request -> Flux.empty() : new LowerTierFetchService(pool.offload());
         return switch (config.role()) {
             case AGGREGATED -> new StageServices(
-                    new MeteredGenerateService(new SchedulerGenerateService(started), metrics), kvFetch, null, null);
+                    drained(new MeteredGenerateService(new SchedulerGenerateService(started), metrics)), kvFetch, null, null);
             case PREFILL -> new StageServices(null, kvFetch,
-                    new PrefillStage(started, config.kv().blockSize(), peers, metrics), null);
+                    drained(new PrefillStage(started, config.kv().blockSize(), peers, metrics)), null);
             case DECODE -> {
                 PushReservations reservations = new PushReservations(metrics);
                 RemotePrefillRouter router = new RemotePrefillRouter(instance, discovery, peers, reservations,
                         config.disaggregation(), metrics);
-                yield new StageServices(new MeteredGenerateService(new SchedulerGenerateService(started, router), metrics),
-                        kvFetch, null, reservations);
+                yield new StageServices(drained(new MeteredGenerateService(new SchedulerGenerateService(started, router),
+                        metrics)), kvFetch, null, reservations);
             }
         };
+    }
+
+    /** {@code generate} streams counted for the drain: refused while draining, cut at its deadline. */
+    private GenerateService drained(GenerateService service) {
+        return request -> streams.track(service.generate(request), chunk -> chunk.finishReason() != null);
+    }
+
+    /** {@code prefill} calls counted for the drain the same way. */
+    private PrefillService drained(PrefillService service) {
+        return request -> streams.track(service.prefill(request).flux(), result -> true).next();
     }
 
     private static LoadReport load(BatchStats s) {
@@ -177,18 +209,45 @@ public final class Worker implements AutoCloseable {
         return ready.copy();
     }
 
+    /** Whether the worker takes work: loaded, registered and not draining ({@code /readyz}). */
     public boolean isReady() {
-        return services != null && !ready.isCompletedExceptionally();
+        return services != null && !ready.isCompletedExceptionally() && !streams.draining();
+    }
+
+    /**
+     * Drains the worker before it stops: leaves discovery (so routers stop choosing it), refuses new
+     * {@code generate} and {@code prefill} requests with {@code UNAVAILABLE}, and completes once every open stream
+     * ended, by itself within {@code grace} or cut with {@code UNAVAILABLE} when {@code grace} is over (the gateway
+     * continues a cut stream on another worker). Other routes keep serving until {@link #close()}. Idempotent.
+     *
+     * @param grace how long open streams may run on; {@link Duration#ZERO} cuts them at once
+     */
+    public CompletableFuture<Void> drain(Duration grace) {
+        Objects.requireNonNull(grace, "grace");
+        synchronized (lock) {
+            if (registration != null) {
+                registration.close();
+                registration = null;
+                LOG.info("worker {} draining: left discovery, {} open stream(s), grace {} ms",
+                        id, streams.open(), grace.toMillis());
+            }
+        }
+        return streams.drain(grace);
+    }
+
+    /** The number of {@code generate} and {@code prefill} streams open now. */
+    public int openStreams() {
+        return streams.open();
     }
 
     public InstanceId id() {
         return id;
     }
 
-    /** The bound HTTP port. */
+    /** The HTTP port the worker advertises (its stage server's). */
     public int httpPort() {
         synchronized (lock) {
-            return http.port();
+            return httpPort;
         }
     }
 
@@ -216,13 +275,12 @@ public final class Worker implements AutoCloseable {
                 return;
             }
             closed = true;
-            services = null;
             if (registration != null) {
                 registration.close();
             }
-            if (http != null) {
-                http.disposeNow(Duration.ofSeconds(5));
-            }
+            streams.drain(Duration.ZERO);
+            streams.cutAll(); // what is still open ends UNAVAILABLE now, before the connections close
+            services = null;
             if (tcp != null) {
                 tcp.dispose();
                 tcp.onClose().block(Duration.ofSeconds(5));

@@ -1,30 +1,44 @@
 package io.squall.functions.worker.micronaut;
 
-import io.micronaut.context.ApplicationContext;
+import io.prometheus.client.CollectorRegistry;
 import io.squall.functions.discovery.Discovery;
+import io.squall.functions.stage.StageEndpoints;
+import io.squall.functions.stage.StageServer;
 import io.squall.functions.worker.ModelSource;
 import io.squall.functions.worker.Worker;
 import io.squall.functions.worker.WorkerConfig;
 import io.squall.functions.worker.kv.KvSharing;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
- * A worker as a Micronaut application: one {@link ApplicationContext} per worker holding its
- * configuration, model source, discovery and the beans of {@link WorkerFactory}. Closing stops the
- * context, which closes the worker. Several applications may run in one process.
+ * A worker as a Micronaut application: a {@link StageServer} (its own application context and Netty server on
+ * {@link WorkerConfig#httpPort()}) serving {@code /healthz}, {@code /readyz} (ready once the model is loaded and
+ * until a drain starts), {@code /metrics} and {@code /rsocket}, around a {@link Worker}. {@link #stop(Duration)}
+ * drains the worker, then stops the server and the worker. Several applications may run in one process.
  */
 public final class WorkerApplication implements AutoCloseable {
 
-    private final ApplicationContext context;
+    private static final Logger LOG = LoggerFactory.getLogger(WorkerApplication.class);
+    /** How long past the grace period a drain may take to end the cut streams before the worker closes anyway. */
+    private static final Duration CUT_ALLOWANCE = Duration.ofSeconds(5);
+
+    private final StageServer server;
     private final Worker worker;
 
-    private WorkerApplication(ApplicationContext context) {
-        this.context = context;
-        this.worker = context.getBean(Worker.class);
+    private WorkerApplication(StageServer server, Worker worker) {
+        this.server = server;
+        this.worker = worker;
     }
 
-    /** Starts the context and the worker; the model keeps loading in the background (see {@link Worker#ready()}). */
+    /** Starts the server and the worker; the model keeps loading in the background (see {@link Worker#ready()}). */
     public static WorkerApplication start(WorkerConfig config, ModelSource models, Discovery discovery) {
         return start(config, models, discovery, KvSharing.none());
     }
@@ -36,18 +50,16 @@ public final class WorkerApplication implements AutoCloseable {
     public static WorkerApplication start(WorkerConfig config, ModelSource models, Discovery discovery,
                                           KvSharing sharing) {
         Objects.requireNonNull(config, "config");
-        Objects.requireNonNull(sharing, "sharing");
-        Objects.requireNonNull(models, "models");
-        Objects.requireNonNull(discovery, "discovery");
-        ApplicationContext context = ApplicationContext.builder()
-                .banner(false)
-                .deduceEnvironment(false)
-                .singletons(config, models, discovery, sharing)
-                .start();
+        CollectorRegistry registry = new CollectorRegistry(true);
+        Worker worker = new Worker(config, models, discovery, sharing, registry);
+        StageServer server = StageServer.start(new StageEndpoints(worker::isReady, () -> StageEndpoints.prometheus(registry),
+                worker.rsocketAcceptor()), StageServer.listen(config.host(), config.httpPort()), config, worker);
         try {
-            return new WorkerApplication(context);
+            worker.start(server.port());
+            return new WorkerApplication(server, worker);
         } catch (RuntimeException e) {
-            context.close();
+            server.close();
+            worker.close();
             throw e;
         }
     }
@@ -56,8 +68,30 @@ public final class WorkerApplication implements AutoCloseable {
         return worker;
     }
 
+    /**
+     * Drains the worker ({@link Worker#drain(Duration)}: it leaves discovery, its open streams get {@code grace} to
+     * finish and the rest migrate), then stops the server and the worker. This is what {@code SIGTERM} does to a
+     * worker process.
+     */
+    public void stop(Duration grace) {
+        try {
+            worker.drain(grace).get(grace.plus(CUT_ALLOWANCE).toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            LOG.warn("worker {}: the drain did not end cleanly ({}); closing", worker.id(), e);
+        } finally {
+            close();
+        }
+    }
+
+    /** Stops at once: open streams are cut ({@code UNAVAILABLE}, so a gateway migrates them) and the worker closes. */
     @Override
     public void close() {
-        context.close();
+        try {
+            worker.close();
+        } finally {
+            server.close();
+        }
     }
 }
