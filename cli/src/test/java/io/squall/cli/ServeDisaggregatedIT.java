@@ -123,9 +123,7 @@ class ServeDisaggregatedIT {
     }
 
     private static Process squall(List<String> args, Path out, Path err) throws IOException {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--add-modules", "jdk.incubator.vector", "-jar", Path.of("target", "squall.jar").toString()));
-        command.addAll(args);
+        List<String> command = SquallJar.command(args);
         return new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
     }
 

@@ -25,9 +25,7 @@ class SquallJarIT {
     }
 
     private Result squall(String... args) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--add-modules", "jdk.incubator.vector", "-jar", Path.of("target", "squall.jar").toString()));
-        command.addAll(List.of(args));
+        List<String> command = SquallJar.command(args);
         Path out = dir.resolve("out.txt");
         Path err = dir.resolve("err.txt");
         Process process = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
