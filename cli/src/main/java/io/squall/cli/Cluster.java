@@ -69,17 +69,22 @@ final class Cluster implements AutoCloseable {
     void awaitShutdown(AutoCloseable... stages) throws InterruptedException {
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("squall-shutdown").unstarted(() -> {
-            for (AutoCloseable stage : stages) {
-                try {
-                    stage.close();
-                } catch (Exception e) {
-                    System.err.println("squall: closing " + stage + " failed: " + e);
-                }
-            }
+            closeAll(stages);
             close();
             stopped.countDown();
         }));
         stopped.await();
+    }
+
+    /** Closes {@code stages} in order; a failure is reported and does not stop the others from closing. */
+    static void closeAll(AutoCloseable... stages) {
+        for (AutoCloseable stage : stages) {
+            try {
+                stage.close();
+            } catch (Exception e) {
+                System.err.println("squall: closing " + stage + " failed: " + e);
+            }
+        }
     }
 
     @Override

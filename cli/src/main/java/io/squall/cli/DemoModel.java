@@ -22,6 +22,12 @@ final class DemoModel {
     private DemoModel() {
     }
 
+    /** Writes the demo model to {@code file}; returns it. */
+    static Path write(Path file) {
+        RandomModel.write(SPEC, file);
+        return file;
+    }
+
     /** The cached file, written first if absent (atomically, so a crash never leaves half a model). */
     static Path ensure() {
         Path file = Path.of(System.getProperty("user.home"), ".cache", "squall", "demo-model.gguf");

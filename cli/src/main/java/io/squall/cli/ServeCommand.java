@@ -10,6 +10,7 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -53,7 +54,9 @@ final class ServeCommand implements Callable<Integer> {
     @CommandLine.Mixin
     WorkerOptions stage;
 
-
+    @Option(names = "--warmup-and-exit", hidden = true,
+            description = "once serving, send a few requests through the gateway, then stop: the AOT cache's training workload")
+    boolean warmupAndExit;
 
     @Override
     public Integer call() throws Exception {
@@ -97,6 +100,12 @@ final class ServeCommand implements Callable<Integer> {
                 + "; OpenAI API on http://" + host + ":" + front.server().httpPort() + "/v1, RSocket tcp " + host + ":"
                 + front.server().rsocketTcpPort() + " and ws://" + host + ":" + front.server().rsocketWebSocketPort()
                 + "/rsocket; cluster member " + cluster.address());
+        if (warmupAndExit) {
+            Warmup.exercise(URI.create("http://" + host + ":" + front.server().httpPort()), gateway.modelId(file));
+            Cluster.closeAll(stages.toArray(AutoCloseable[]::new));
+            cluster.close();
+            return 0;
+        }
         cluster.awaitShutdown(stages.toArray(AutoCloseable[]::new));
         return 0;
     }

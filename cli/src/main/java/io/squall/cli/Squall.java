@@ -23,6 +23,7 @@ import picocli.CommandLine.Command;
                 GatewayCommand.class,
                 BenchCommand.class,
                 DeployCommand.class,
+                ImageCommand.class,
         })
 public final class Squall implements Runnable {
 

@@ -31,8 +31,6 @@ import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Mono;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -67,7 +65,7 @@ class WorkerDrainIT {
         Path model = dir.resolve("m.gguf");
         RandomModel.write(new RandomModel.Spec(Architecture.LLAMA, new RandomModel.Shape(64, 2, 4, 4, 128, 512),
                 GgmlType.F32, null, 77), model);
-        int gridPort = freePort();
+        int gridPort = FreePorts.one();
         HazelcastInstance member = GridMembers.start(new GridConfig(Cluster.NAME, "127.0.0.1", gridPort,
                 List.of("127.0.0.1:" + gridPort), 1, 100_000));
         Path err = dir.resolve("worker.err");
@@ -205,12 +203,6 @@ class WorkerDrainIT {
             return Files.readString(file, StandardCharsets.UTF_8);
         } catch (IOException e) {
             return "(unreadable: " + e + ")";
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
         }
     }
 }
