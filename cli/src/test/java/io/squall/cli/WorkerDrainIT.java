@@ -1,14 +1,15 @@
 package io.squall.cli;
 
 import com.hazelcast.core.HazelcastInstance;
+import io.squall.functions.api.FinishReason;
 import io.squall.functions.api.GenerateRequest;
 import io.squall.functions.api.SamplingOptions;
 import io.squall.functions.api.TokenChunk;
-import io.squall.functions.api.discovery.InstanceId;
-import io.squall.functions.api.discovery.WorkerInstance;
-import io.squall.functions.api.discovery.WorkerRole;
-import io.squall.functions.api.discovery.hazelcast.DiscoveryConfig;
-import io.squall.functions.api.discovery.hazelcast.HazelcastDiscovery;
+import io.squall.functions.discovery.InstanceId;
+import io.squall.functions.discovery.WorkerInstance;
+import io.squall.functions.discovery.WorkerRole;
+import io.squall.functions.discovery.hazelcast.DiscoveryConfig;
+import io.squall.functions.discovery.hazelcast.HazelcastDiscovery;
 import io.squall.functions.api.rsocket.RSocketGenerateClient;
 import io.squall.functions.api.rsocket.StageConnections;
 import io.squall.functions.engine.batch.BatchConfig;
@@ -113,7 +114,7 @@ class WorkerDrainIT {
                 for (int i = 0; i < STREAMS; i++) {
                     List<TokenChunk> chunks = streams.get(i).done.get(60, TimeUnit.SECONDS);
                     assertThat(tokens(chunks)).as("stream %d: no token lost or repeated", i).isEqualTo(uninterrupted.get(i));
-                    assertThat(chunks.getLast().finishReason()).isEqualTo(TokenChunk.FinishReason.LENGTH);
+                    assertThat(chunks.getLast().finishReason()).isEqualTo(FinishReason.LENGTH);
                     assertThat(chunks.getLast().usage().completionTokens()).isEqualTo(MAX_TOKENS);
                 }
                 assertThat(routedTo).as("the cut streams migrated to the other worker").contains(localId);
