@@ -8,6 +8,8 @@ import picocli.CommandLine.Option;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /** {@code squall gateway}: the OpenAI gateway as a process of its own, in front of the cluster's workers. */
 @Command(name = "gateway", description = "Run the OpenAI-compatible gateway in front of the workers of a cluster.")
@@ -26,11 +28,18 @@ final class GatewayCommand implements Callable<Integer> {
     @Option(names = "--grid-port", defaultValue = "0", description = "this process's cluster member port (default: any free)")
     int gridPort;
 
+    @Option(names = "--drain-seconds", defaultValue = "25",
+            description = "on SIGTERM, how long requests in flight may run on before the gateway stops (default: ${DEFAULT-VALUE})")
+    int drainSeconds;
+
     @CommandLine.Mixin
     GatewayOptions gateway;
 
     @Override
     public Integer call() throws Exception {
+        if (drainSeconds < 0) {
+            throw new IllegalArgumentException("--drain-seconds must not be negative");
+        }
         if (!Files.isRegularFile(model)) {
             throw new IllegalArgumentException("--model " + model + " is not a file");
         }
@@ -40,7 +49,17 @@ final class GatewayCommand implements Callable<Integer> {
         GatewayOptions.FrontDoor front = gateway.start(host, name, file.metadata(), cluster);
         System.err.println("squall gateway: serving " + name + " from the workers of cluster member " + cluster.address()
                 + "; OpenAI API on http://" + host + ":" + front.server().httpPort() + "/v1");
-        cluster.awaitShutdown(front, file);
+        // SIGTERM: /readyz turns 503 and new requests are refused while those in flight finish, then the gateway stops
+        AutoCloseable drainThenStop = () -> {
+            try {
+                front.server().drain().get(drainSeconds, TimeUnit.SECONDS);
+            } catch (TimeoutException e) {
+                System.err.println("squall gateway: requests still in flight after " + drainSeconds + " s; stopping");
+            } finally {
+                front.close();
+            }
+        };
+        cluster.awaitShutdown(drainThenStop, file);
         return 0;
     }
 }

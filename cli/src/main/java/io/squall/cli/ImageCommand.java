@@ -63,7 +63,8 @@ final class ImageCommand implements Callable<Integer> {
     @Option(names = "--no-aot", description = "leave out the ahead-of-time cache (faster build, slower cold start)")
     boolean noAot;
 
-    @Option(names = "--insecure-registry", description = "allow a plain-HTTP or self-signed registry for --push")
+    @Option(names = "--insecure-registry", arity = "0..1", fallbackValue = "true",
+            description = "allow a plain-HTTP or self-signed registry for --push")
     boolean insecure;
 
     @Override

@@ -12,6 +12,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.Objects;
 
 /**
@@ -28,11 +29,14 @@ public final class GatewayServer implements AutoCloseable {
     private final GatewayMetrics metrics;
     private final MicronautHttpFrontEnd http;
     private final RSocketFrontEnd rsocket;
+    private final InFlightLimiter limiter;
 
-    private GatewayServer(GatewayMetrics metrics, MicronautHttpFrontEnd http, RSocketFrontEnd rsocket) {
+    private GatewayServer(GatewayMetrics metrics, MicronautHttpFrontEnd http, RSocketFrontEnd rsocket,
+                          InFlightLimiter limiter) {
         this.metrics = metrics;
         this.http = http;
         this.rsocket = rsocket;
+        this.limiter = limiter;
     }
 
     /**
@@ -51,7 +55,7 @@ public final class GatewayServer implements AutoCloseable {
         ApiKeyGuard guard = new ApiKeyGuard(config.security().apiKeys(), config.security().rateLimit(), System::nanoTime);
         OpenAiService service = new OpenAiService(registry, guard, limiter, metrics, limits.requestTimeout());
         // the HTTP port also carries the client API over WebSocket (/rsocket): Knative gives a container one port
-        StageEndpoints endpoints = new StageEndpoints(() -> true, metrics::scrape,
+        StageEndpoints endpoints = new StageEndpoints(() -> !limiter.draining(), metrics::scrape,
                 RSocketFrontEnd.server(service).asConnectionAcceptor());
         MicronautHttpFrontEnd http = MicronautHttpFrontEnd.start(config, service, metrics, endpoints);
         RSocketFrontEnd rsocket;
@@ -61,7 +65,7 @@ public final class GatewayServer implements AutoCloseable {
             http.close();
             throw e;
         }
-        GatewayServer server = new GatewayServer(metrics, http, rsocket);
+        GatewayServer server = new GatewayServer(metrics, http, rsocket, limiter);
         LOG.info("gateway serving {} model(s) {} on HTTP{} :{}, RSocket TCP :{}, RSocket WebSocket :{}{}; API keys {}",
                 models.size(), models.keySet(), config.security().tls() == null ? "" : "S", server.httpPort(),
                 server.rsocketTcpPort(), server.rsocketWebSocketPort(), RSocketFrontEnd.WEBSOCKET_PATH,
@@ -92,6 +96,15 @@ public final class GatewayServer implements AutoCloseable {
     /** The gateway's metrics, e.g. to register more collectors beside them. */
     public GatewayMetrics metrics() {
         return metrics;
+    }
+
+    /**
+     * Drains the gateway before it stops (SIGTERM): {@code /readyz} turns 503 so the platform stops sending it
+     * requests, new requests are refused with 503, and the returned future completes once the requests in flight
+     * have finished. The caller bounds the wait by its grace period, then {@link #close()}s.
+     */
+    public CompletableFuture<Void> drain() {
+        return limiter.drain();
     }
 
     /** Stops the listeners; in-flight streams are cut off. */

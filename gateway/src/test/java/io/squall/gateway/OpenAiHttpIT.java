@@ -186,7 +186,7 @@ class OpenAiHttpIT {
     void chatLogprobsHaveTheOpenAiShape() throws Exception {
         JsonNode body = json(http.post("/v1/chat/completions", """
                 {"model":"demo","messages":[{"role":"system","content":"s"},{"role":"user","content":"u"}],
-                 "max_completion_tokens":2,"logprobs":true,"top_logprobs":3}""").body());
+                 "max_completion_tokens":2,"logprobs":true,"top_logprobs":3,"ignore_eos":true}""").body());
         JsonNode content = body.path("choices").path(0).path("logprobs").path("content");
         assertThat(content).hasSize(2);
         assertThat(content.path(0).path("top_logprobs")).hasSize(3);

@@ -6,6 +6,7 @@ import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
 
 import java.util.ArrayDeque;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -26,6 +27,8 @@ public final class InFlightLimiter {
     private final AtomicInteger inFlightGauge = new AtomicInteger();
     private final AtomicInteger queuedGauge = new AtomicInteger();
     private int inFlight;
+    /** Set by {@link #drain()}: completes when no request holds a permit or waits for one. */
+    private CompletableFuture<Void> idle;
 
     /**
      * @param maxInFlight requests that run at once, at least 1
@@ -73,7 +76,11 @@ public final class InFlightLimiter {
         Waiter waiter = new Waiter(sink);
         boolean granted = false;
         synchronized (this) {
-            if (inFlight < maxInFlight) {
+            if (idle != null) {
+                sink.error(new ApiException(ApiError.OVERLOADED, "the gateway is shutting down; retry on another one",
+                        null, "shutting_down"));
+                return;
+            } else if (inFlight < maxInFlight) {
                 inFlight++;
                 granted = true;
             } else if (queue.size() < maxQueued) {
@@ -106,10 +113,36 @@ public final class InFlightLimiter {
                 }
                 inFlightGauge.set(inFlight);
                 queuedGauge.set(queue.size());
+                completeIfIdle();
             }
             if (next == null || next.grant(new Permit())) {
                 return;
             }
+        }
+    }
+
+    /**
+     * Refuses every request from now on ({@link ApiError#OVERLOADED}, 503, so a load balancer retries elsewhere) and
+     * completes once no request runs or waits: how a gateway drains on shutdown. Idempotent.
+     */
+    public CompletableFuture<Void> drain() {
+        synchronized (this) {
+            if (idle == null) {
+                idle = new CompletableFuture<>();
+                completeIfIdle();
+            }
+            return idle.copy();
+        }
+    }
+
+    /** Whether {@link #drain()} was called. */
+    public synchronized boolean draining() {
+        return idle != null;
+    }
+
+    private void completeIfIdle() { // under the lock
+        if (idle != null && inFlight == 0 && queue.isEmpty()) {
+            idle.complete(null);
         }
     }
 
@@ -157,6 +190,7 @@ public final class InFlightLimiter {
                 synchronized (InFlightLimiter.this) {
                     removed = queue.remove(this);
                     queuedGauge.set(queue.size());
+                    completeIfIdle();
                 }
                 if (!removed) {
                     // Polled by release() but not yet granted: grant() fails and release() moves on.

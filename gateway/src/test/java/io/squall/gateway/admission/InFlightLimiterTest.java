@@ -73,4 +73,26 @@ class InFlightLimiterTest {
         assertThat(limiter.inFlight()).isZero();
         assertThat(limiter.queued()).isZero();
     }
+
+    @Test
+    void aDrainRefusesNewRequestsAndCompletesWhenTheLastOneEnds() {
+        InFlightLimiter limiter = new InFlightLimiter(1, 1);
+        InFlightLimiter.Permit running = limiter.acquire().block();
+        AtomicReference<InFlightLimiter.Permit> waiting = new AtomicReference<>();
+        limiter.acquire().subscribe(waiting::set);
+
+        java.util.concurrent.CompletableFuture<Void> drained = limiter.drain();
+        assertThat(limiter.draining()).isTrue();
+        AtomicReference<Throwable> refused = new AtomicReference<>();
+        limiter.acquire().subscribe(p -> { }, refused::set);
+        assertThat(refused.get()).isInstanceOfSatisfying(ApiException.class,
+                e -> assertThat(e.error()).isEqualTo(ApiError.OVERLOADED));
+
+        running.release();
+        assertThat(waiting).as("a request queued before the drain still runs").doesNotHaveNullValue();
+        assertThat(drained).isNotDone();
+        waiting.get().release();
+        assertThat(drained).isCompleted();
+        assertThat(limiter.drain()).isCompleted();
+    }
 }
