@@ -1,15 +1,12 @@
 package io.squall.gateway.metrics;
 
 import io.prometheus.client.CollectorRegistry;
+import io.squall.functions.stage.StageEndpoints;
 import io.prometheus.client.Counter;
 import io.prometheus.client.Collector;
 import io.prometheus.client.GaugeMetricFamily;
 import io.prometheus.client.Histogram;
-import io.prometheus.client.exporter.common.TextFormat;
 
-import java.io.IOException;
-import java.io.StringWriter;
-import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.function.IntSupplier;
 
@@ -77,13 +74,7 @@ public final class GatewayMetrics {
 
     /** The Prometheus text exposition (format 0.0.4) of every metric. */
     public String scrape() {
-        StringWriter out = new StringWriter();
-        try {
-            TextFormat.write004(out, registry.metricFamilySamples());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return out.toString();
+        return StageEndpoints.prometheus(registry);
     }
 
     public void request(String route, String model, int status, double seconds) {
