@@ -4,8 +4,8 @@ import io.squall.cli.bench.BenchServeCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-/** {@code squall bench}: serving benchmarks. */
-@Command(name = "bench", description = "Serving benchmarks.", subcommands = BenchServeCommand.class)
+/** {@code squall bench}: serving benchmarks and worker profiles. */
+@Command(name = "bench", description = "Serving benchmarks.", subcommands = {BenchServeCommand.class, ProfileCommand.class})
 final class BenchCommand implements Runnable {
 
     @CommandLine.Spec
@@ -13,6 +13,6 @@ final class BenchCommand implements Runnable {
 
     @Override
     public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "a subcommand is required: serve");
+        throw new CommandLine.ParameterException(spec.commandLine(), "a subcommand is required: serve or profile");
     }
 }

@@ -1,5 +1,6 @@
 package io.squall.functions.worker;
 
+import io.squall.functions.engine.mock.StepTimingModel;
 import io.squall.functions.engine.model.Model;
 import io.squall.functions.worker.local.ExclusiveKernels;
 import io.squall.kernels.Kernels;
@@ -7,7 +8,7 @@ import io.squall.kernels.Kernels;
 import java.nio.file.Path;
 import java.util.Objects;
 
-/** Where a worker gets its {@link Engine}; {@link #open()} may take seconds (it maps the weights). */
+/** Where a worker gets its {@link Engine}; {@link #open()} may take seconds (it maps the weights of a real model). */
 @FunctionalInterface
 public interface ModelSource {
 
@@ -20,6 +21,12 @@ public interface ModelSource {
             Model model = Model.load(file);
             return new ModelEngine(model, Kernels.best(), true);
         };
+    }
+
+    /** The mock engine over the vocabulary of {@code file} (see {@link MockEngine}); one engine serves every worker. */
+    static ModelSource mock(Path file, StepTimingModel timing, double speedup) {
+        MockEngine engine = MockEngine.open(file, timing, speedup);
+        return () -> engine;
     }
 
     /**

@@ -212,6 +212,12 @@ public final class GgufFile implements AutoCloseable {
     }
 
     /** The GGUF version: 2 or 3. */
+    /** {@code general.name}, or the file name without extension. */
+    public String modelName() {
+        return metadata().findString("general.name")
+                .orElseGet(() -> path().getFileName().toString().replaceFirst("\\.gguf$", ""));
+    }
+
     public int version() {
         return version;
     }

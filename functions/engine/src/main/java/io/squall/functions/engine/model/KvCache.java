@@ -4,7 +4,7 @@ import io.squall.kernels.Kernels;
 import io.squall.kernels.PagedKv;
 
 /**
- * The keys and values of one sequence, advanced by {@link Transformer#forward}. Implementations decide
+ * The keys and values of one sequence, advanced by a {@link ForwardPass}. Implementations decide
  * where they live: {@link ContiguousKvCache} keeps one growing array per layer; a paged cache keeps
  * them in blocks of a shared pool, reached through a block table.
  *
@@ -33,6 +33,17 @@ public abstract sealed class KvCache permits ContiguousKvCache, PagedKvCache {
 
     /** Where {@code layer}'s keys and values live, for {@link Kernels#attention}. */
     abstract PagedKv layer(int layer);
+
+    /**
+     * Counts {@code positions} more positions as computed without writing their keys and values: a simulated
+     * forward pass (the mock engine) keeps the paging and prefix caching of a real one but computes no KV.
+     *
+     * @throws IllegalArgumentException if the sequence would exceed {@link #maxPositions()}
+     */
+    public final void advanceUnwritten(int positions) {
+        reserve(length + positions);
+        advance(positions);
+    }
 
     final void advance(int positions) {
         length += positions;

@@ -68,8 +68,7 @@ public final class Model implements AutoCloseable {
 
     /** {@code general.name}, or the file name without extension. */
     public String name() {
-        return metadata().findString("general.name")
-                .orElseGet(() -> file.path().getFileName().toString().replaceFirst("\\.gguf$", ""));
+        return file.modelName();
     }
 
     @Override

@@ -1,0 +1,81 @@
+package io.squall.cli;
+
+import io.squall.functions.engine.mock.StepTimingModel;
+import io.squall.functions.worker.ModelSource;
+import io.squall.scheduler.profile.Profile;
+import io.squall.scheduler.profile.ProfileFiles;
+import picocli.CommandLine.Option;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Which engine a worker runs: {@code --engine real} computes with the model's weights; {@code --engine mock} runs
+ * the same worker with the forward pass replaced by a timing model (DESIGN §8a), taken from {@code --profile} or
+ * given as coefficients ({@code --step-ms}, {@code --decode-ns-per-token}, {@code --prefill-ns-per-pair}, which
+ * override the profile's), its steps shortened by {@code --speedup}. Shared by {@code serve}, {@code worker} and
+ * {@code bench profile}.
+ */
+final class EngineOptions {
+
+    @Option(names = "--engine", defaultValue = "real", description = "real, or mock: the timing model replaces the "
+            + "forward pass (default: ${DEFAULT-VALUE})")
+    String engine;
+
+    @Option(names = "--profile", description = "worker profile (squall bench profile): the mock engine's timing")
+    Path profile;
+
+    @Option(names = "--speedup", defaultValue = "1", description = "mock engine: simulated seconds per wall-clock "
+            + "second (default: ${DEFAULT-VALUE})")
+    double speedup;
+
+    @Option(names = "--step-ms", split = ",", paramLabel = "ROWS=MS", description = "mock engine: the base cost of a "
+            + "step of ROWS tokens, e.g. 1=4.2,64=9.5,512=61")
+    List<String> stepMs;
+
+    @Option(names = "--decode-ns-per-token", description = "mock engine: nanoseconds per context token a decode row reads")
+    Double decodeNsPerToken;
+
+    @Option(names = "--prefill-ns-per-pair", description = "mock engine: nanoseconds per query-key pair of a prompt chunk")
+    Double prefillNsPerPair;
+
+    boolean mock() {
+        return switch (engine) {
+            case "real" -> false;
+            case "mock" -> true;
+            default -> throw new IllegalArgumentException("--engine must be real or mock, got " + engine);
+        };
+    }
+
+    /** The workers' engine over {@code model}: its weights, or (mock) only its vocabulary. */
+    ModelSource mockSource(Path model) {
+        return ModelSource.mock(model, timing(), speedup);
+    }
+
+    /** The mock engine's timing: the profile's, with any coefficient given on the command line instead. */
+    StepTimingModel timing() {
+        Profile.Timing base = profile == null ? null : ProfileFiles.read(profile).timing();
+        if (base == null && (stepMs == null || decodeNsPerToken == null || prefillNsPerPair == null)) {
+            throw new IllegalArgumentException("--engine mock needs --profile, or all of --step-ms, "
+                    + "--decode-ns-per-token and --prefill-ns-per-pair");
+        }
+        List<Profile.Knot> knots = stepMs == null ? base.base() : knots(stepMs);
+        return ProfileTimings.model(new Profile.Timing(knots,
+                decodeNsPerToken != null ? decodeNsPerToken : base.decodeContextNsPerToken(),
+                prefillNsPerPair != null ? prefillNsPerPair : base.prefillNsPerPair()));
+    }
+
+    private static List<Profile.Knot> knots(List<String> pairs) {
+        List<Profile.Knot> knots = new ArrayList<>();
+        for (String pair : pairs) {
+            String[] parts = pair.split("=", 2);
+            try {
+                knots.add(new Profile.Knot(Integer.parseInt(parts[0].trim()), Double.parseDouble(parts[1].trim())));
+            } catch (RuntimeException e) {
+                throw new IllegalArgumentException("--step-ms takes ROWS=MS pairs such as 1=4.2,64=9.5; got " + pair);
+            }
+        }
+        return knots;
+    }
+}

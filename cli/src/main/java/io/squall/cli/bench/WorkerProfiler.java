@@ -1,0 +1,232 @@
+package io.squall.cli.bench;
+
+import io.squall.functions.engine.batch.Admission;
+import io.squall.functions.engine.batch.BatchConfig;
+import io.squall.functions.engine.batch.BatchScheduler;
+import io.squall.functions.engine.batch.GenerationRequest;
+import io.squall.functions.engine.batch.KvPool;
+import io.squall.functions.engine.batch.TokenSink;
+import io.squall.functions.engine.mock.StepTimingFit;
+import io.squall.functions.engine.model.ForwardPass;
+import io.squall.functions.engine.sampling.SampledToken;
+import io.squall.functions.engine.sampling.SamplingParams;
+import io.squall.functions.worker.kv.KvConfig;
+import io.squall.functions.worker.kv.KvEventSink;
+import io.squall.kvgrid.WorkerId;
+import io.squall.kvgrid.metrics.KvStats;
+import io.squall.scheduler.profile.Profile;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Measures what one worker does against load, through the continuous-batching scheduler it serves with: time to
+ * first token of a prompt alone against its length, and the inter-token latency of {@code batch} sequences
+ * decoding at {@code context} tokens, the tables a {@link Profile} holds; and every step's shape and cost, to
+ * which a step-timing model is fitted. Decode sequences of one context share their prompt but its last token, so
+ * the prompt is computed once and each sequence still attends over the whole context.
+ */
+public final class WorkerProfiler {
+
+    private static final System.Logger LOG = System.getLogger(WorkerProfiler.class.getName());
+    private static final long TIMEOUT_MINUTES = 30;
+
+    /**
+     * What to measure.
+     *
+     * @param isls prompt lengths of the prefill table
+     * @param batches running sequences of the decode table
+     * @param contexts context lengths of the decode table
+     * @param decodeTokens tokens each decode sequence generates
+     * @param repeats prompts measured per length (the median is kept)
+     */
+    public record Plan(List<Integer> isls, List<Integer> batches, List<Integer> contexts, int decodeTokens, int repeats) {
+        public Plan {
+            isls = List.copyOf(isls);
+            batches = List.copyOf(batches);
+            contexts = List.copyOf(contexts);
+            if (isls.isEmpty() || batches.isEmpty() || contexts.isEmpty() || decodeTokens < 4 || repeats < 1) {
+                throw new IllegalArgumentException("a profile plan needs prompt lengths, batches, contexts, at least 4 "
+                        + "decode tokens and one repeat");
+            }
+        }
+    }
+
+    /** What was measured: the two tables and the samples of every step run after warm-up. */
+    public record Measurements(List<Profile.PrefillPoint> prefill, List<Profile.DecodePoint> decode,
+                               List<StepTimingFit.Sample> samples) {
+    }
+
+    private final RecordingForwardPass pass;
+    private final BatchConfig batch;
+    private final KvConfig kv;
+    private final SplittableRandom random = new SplittableRandom(20261123);
+    private final AtomicLong ids = new AtomicLong();
+
+    /** @param kv the worker's G1 pool (no lower tiers: a profile measures compute) */
+    public WorkerProfiler(ForwardPass pass, BatchConfig batch, KvConfig kv) {
+        this.pass = new RecordingForwardPass(pass);
+        this.batch = batch;
+        this.kv = kv;
+    }
+
+    /** Runs {@code plan}; takes a few minutes on a CPU worker. */
+    public Measurements measure(Plan plan) throws InterruptedException {
+        try (KvPool pool = kv.open(pass.kvLayout(kv.blockSize()), new WorkerId(1), KvEventSink.DISCARD, KvStats.NONE);
+             BatchScheduler scheduler = new BatchScheduler(pass, batch, token -> false, pool)) {
+            warmUp(scheduler);
+            List<StepTimingFit.Sample> samples = new ArrayList<>();
+            List<Profile.PrefillPoint> prefill = new ArrayList<>();
+            for (int isl : plan.isls()) {
+                if (isl >= pass.maxPositions() || blocks(isl + 1) > kv.blocks()) {
+                    LOG.log(System.Logger.Level.WARNING, "skipping prompt length {0}: beyond the context or the KV pool", isl);
+                    continue;
+                }
+                double[] ttft = new double[plan.repeats()];
+                for (int r = 0; r < ttft.length; r++) {
+                    pass.clear();
+                    ttft[r] = run(scheduler, List.of(prompt(isl)), 1).get(0).ttftMs();
+                    samples.addAll(RecordingForwardPass.samples(pass.steps()));
+                }
+                prefill.add(new Profile.PrefillPoint(isl, median(ttft)));
+                LOG.log(System.Logger.Level.INFO, "prefill {0} tokens: {1} ms", isl, median(ttft));
+            }
+            List<Profile.DecodePoint> decode = new ArrayList<>();
+            for (int context : plan.contexts()) {
+                decode(scheduler, plan, context, decode, samples);
+            }
+            return new Measurements(prefill, decode, samples);
+        }
+    }
+
+    private void decode(BatchScheduler scheduler, Plan plan, int context, List<Profile.DecodePoint> decode,
+                        List<StepTimingFit.Sample> samples) throws InterruptedException {
+        int[] shared = prompt(context - 1);
+        if (context + plan.decodeTokens() >= pass.maxPositions()) {
+            LOG.log(System.Logger.Level.WARNING, "skipping context {0}: beyond the context", context);
+            return;
+        }
+        run(scheduler, List.of(extend(shared)), 1); // computes the shared prompt once; the batches reuse it
+        for (int sequences : plan.batches()) {
+            int perSequence = blocks(context + plan.decodeTokens()) - (context - 1) / kv.blockSize();
+            if (sequences > batch.maxRunningSequences()
+                    || (context - 1) / kv.blockSize() + (long) sequences * perSequence > kv.blocks()) {
+                LOG.log(System.Logger.Level.WARNING, "skipping {0} sequences at context {1}: beyond the batch or the KV pool",
+                        sequences, context);
+                continue;
+            }
+            List<int[]> prompts = new ArrayList<>();
+            for (int s = 0; s < sequences; s++) {
+                prompts.add(extend(shared));
+            }
+            pass.clear();
+            run(scheduler, prompts, plan.decodeTokens());
+            List<RecordingForwardPass.Step> steps = pass.steps();
+            List<StepTimingFit.Sample> stepSamples = RecordingForwardPass.samples(steps);
+            samples.addAll(stepSamples);
+            double[] itl = stepSamples.stream()
+                    .filter(s -> s.shape().decodeRows() == sequences && s.shape().rows() == sequences)
+                    .mapToDouble(s -> s.seconds() * 1e3).toArray();
+            long meanContext = Math.round(stepSamples.stream()
+                    .filter(s -> s.shape().decodeRows() == sequences && s.shape().rows() == sequences)
+                    .mapToDouble(s -> s.shape().decodeContext() / (double) sequences).average().orElse(context));
+            if (itl.length == 0) {
+                LOG.log(System.Logger.Level.WARNING, "no pure decode step of {0} sequences at context {1}", sequences, context);
+                continue;
+            }
+            decode.add(new Profile.DecodePoint(sequences, (int) meanContext, median(itl)));
+            LOG.log(System.Logger.Level.INFO, "decode {0} sequences at context {1}: {2} ms a step", sequences, meanContext,
+                    median(itl));
+        }
+    }
+
+    /** Prompts and decode batches of every size once, unrecorded, so the JIT has compiled the hot paths. */
+    private void warmUp(BatchScheduler scheduler) throws InterruptedException {
+        int warmIsl = Math.min(256, pass.maxPositions() / 4);
+        run(scheduler, List.of(prompt(warmIsl), prompt(warmIsl)), 16);
+        List<int[]> prompts = new ArrayList<>();
+        for (int s = 0; s < Math.min(8, batch.maxRunningSequences()); s++) {
+            prompts.add(prompt(Math.min(64, warmIsl)));
+        }
+        run(scheduler, prompts, 16);
+        pass.clear();
+    }
+
+    /** One finished sequence's timing. */
+    private record Timing(double ttftMs) {
+    }
+
+    /** Submits {@code prompts} at once, each for {@code maxTokens} tokens, and waits for all of them. */
+    private List<Timing> run(BatchScheduler scheduler, List<int[]> prompts, int maxTokens) throws InterruptedException {
+        List<CompletableFuture<Timing>> done = new ArrayList<>();
+        for (int[] prompt : prompts) {
+            CompletableFuture<Timing> finished = new CompletableFuture<>();
+            long submitted = System.nanoTime();
+            AtomicLong first = new AtomicLong();
+            TokenSink sink = new TokenSink() {
+                @Override
+                public void onToken(int token, SampledToken detail) {
+                    first.compareAndSet(0, System.nanoTime());
+                }
+
+                @Override
+                public void onFinish(FinishReason reason, Usage usage) {
+                    finished.complete(new Timing((first.get() - submitted) / 1e6));
+                }
+
+                @Override
+                public void onError(Throwable error) {
+                    finished.completeExceptionally(error);
+                }
+            };
+            GenerationRequest request = new GenerationRequest("profile-" + ids.incrementAndGet(), prompt,
+                    SamplingParams.greedy(), maxTokens, true, -1);
+            switch (scheduler.submit(request, sink)) {
+                case Admission.Rejected rejected -> throw new IllegalStateException("the profiler's request was refused: "
+                        + rejected.reason());
+                case Admission.Queued queued -> queued.generation().request(maxTokens);
+            }
+            done.add(finished);
+        }
+        List<Timing> timings = new ArrayList<>();
+        for (CompletableFuture<Timing> future : done) {
+            try {
+                timings.add(future.get(TIMEOUT_MINUTES, TimeUnit.MINUTES));
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                throw new IllegalStateException("a profiling request failed: " + e.getMessage(), e);
+            }
+        }
+        return timings;
+    }
+
+    private int[] prompt(int length) {
+        int low = Math.min(256, pass.vocabSize() / 2); // clear of the special tokens at the start of most vocabularies
+        int[] tokens = new int[length];
+        for (int i = 0; i < length; i++) {
+            tokens[i] = random.nextInt(low, pass.vocabSize());
+        }
+        return tokens;
+    }
+
+    private int[] extend(int[] prefix) {
+        int[] tokens = Arrays.copyOf(prefix, prefix.length + 1);
+        tokens[prefix.length] = prompt(1)[0];
+        return tokens;
+    }
+
+    private int blocks(int tokens) {
+        return (tokens + kv.blockSize() - 1) / kv.blockSize();
+    }
+
+    private static double median(double[] values) {
+        double[] sorted = values.clone();
+        Arrays.sort(sorted);
+        int n = sorted.length;
+        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    }
+}
