@@ -1,7 +1,7 @@
 package io.squall.cli;
 
 import io.squall.functions.engine.mock.StepTimingModel;
-import io.squall.functions.worker.ModelSource;
+import io.squall.functions.worker.MockEngine;
 import io.squall.scheduler.profile.Profile;
 import io.squall.scheduler.profile.ProfileFiles;
 import picocli.CommandLine.Option;
@@ -48,9 +48,14 @@ final class EngineOptions {
         };
     }
 
-    /** The workers' engine over {@code model}: its weights, or (mock) only its vocabulary. */
-    ModelSource mockSource(Path model) {
-        return ModelSource.mock(model, timing(), speedup);
+    /** The mock engine over the vocabulary of {@code model}. */
+    MockEngine mockEngine(Path model) {
+        return MockEngine.open(model, timing(), speedup);
+    }
+
+    /** The {@code --profile} of a mock engine, whose worker shape sets the defaults of what a worker holds; else null. */
+    Profile profileIfMock() {
+        return mock() && profile != null ? ProfileFiles.read(profile) : null;
     }
 
     /** The mock engine's timing: the profile's, with any coefficient given on the command line instead. */

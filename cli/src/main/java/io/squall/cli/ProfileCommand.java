@@ -73,15 +73,16 @@ final class ProfileCommand implements Callable<Integer> {
         if (!Files.isRegularFile(model)) {
             throw new IllegalArgumentException("--model " + model + " is not a file");
         }
+        stage.defaultsFrom(engine.profileIfMock());
         BatchConfig batch = stage.batch();
-        ModelSource source = engine.mock() ? engine.mockSource(model) : ModelSource.file(model);
+        ModelSource source = engine.mock() ? ModelSource.of(engine.mockEngine(model)) : ModelSource.file(model);
         WorkerProfiler.Measurements measured;
         String modelName;
         try (Engine opened = source.open()) {
             modelName = name != null ? name : opened.modelName();
             spec.commandLine().getErr().println("squall bench profile: measuring " + modelName + " on "
                     + opened.describe() + " (a few minutes)");
-            measured = new WorkerProfiler(opened.forwardPass(stage.context), batch, stage.kv())
+            measured = new WorkerProfiler(opened.forwardPass(stage.context()), batch, stage.kv())
                     .measure(new WorkerProfiler.Plan(isls, batches, contexts, decodeTokens, repeats));
         }
         StepTimingModel fitted = StepTimingFit.fit(measured.samples());
@@ -90,7 +91,7 @@ final class ProfileCommand implements Callable<Integer> {
                 "measured by squall bench profile (" + (engine.mock() ? "mock" : "real") + " engine) on "
                         + LocalDate.now(),
                 new Profile.WorkerShape(stage.kv().blockSize(), batch.maxRunningSequences(), batch.maxBatchedTokens(),
-                        (long) stage.blocks * stage.kv().blockSize(), stage.context),
+                        (long) stage.blocks() * stage.kv().blockSize(), stage.context()),
                 ProfileTimings.of(fitted), measured.prefill(), measured.decode());
         ProfileFiles.write(profile, out);
         spec.commandLine().getOut().println(ProfileFiles.toJson(profile));

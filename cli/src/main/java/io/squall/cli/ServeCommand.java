@@ -2,6 +2,7 @@ package io.squall.cli;
 
 import io.squall.functions.discovery.WorkerRole;
 import io.squall.functions.engine.model.Model;
+import io.squall.functions.worker.Engine;
 import io.squall.functions.worker.ModelSource;
 import io.squall.functions.worker.WorkerConfig;
 import io.squall.functions.worker.micronaut.WorkerApplication;
@@ -30,7 +31,8 @@ final class ServeCommand implements Callable<Integer> {
     @picocli.CommandLine.Mixin
     KernelOption kernelOption;
 
-    @Option(names = "--model", description = "GGUF model file (default: a demo model with random weights)")
+    @Option(names = "--model", description = "GGUF model file (default: a demo model with random weights; with "
+            + "--engine mock only its vocabulary is read)")
     Path model;
 
     @Option(names = "--host", defaultValue = "127.0.0.1", description = "address to bind (default: ${DEFAULT-VALUE})")
@@ -58,6 +60,9 @@ final class ServeCommand implements Callable<Integer> {
             description = "once serving, send a few requests through the gateway, then stop: the AOT cache's training workload")
     boolean warmupAndExit;
 
+    @CommandLine.Mixin
+    EngineOptions engine;
+
     @Override
     public Integer call() throws Exception {
         boolean disaggregated = prefillWorkers > 0 || decodeWorkers > 0;
@@ -71,15 +76,27 @@ final class ServeCommand implements Callable<Integer> {
         Path file = model;
         if (file == null) {
             file = DemoModel.ensure();
-            System.err.println("squall serve: WARNING: no --model given; serving the demo model " + file
-                    + " whose weights are RANDOM (its output is noise). Pass --model FILE.gguf for a real model.");
+            if (!engine.mock()) {
+                System.err.println("squall serve: WARNING: no --model given; serving the demo model " + file
+                        + " whose weights are RANDOM (its output is noise). Pass --model FILE.gguf for a real model.");
+            }
         } else if (!Files.isRegularFile(file)) {
             throw new IllegalArgumentException("--model " + file + " is not a file");
         }
+        stage.defaultsFrom(engine.profileIfMock());
+        List<AutoCloseable> owned = new ArrayList<>();
+        ModelSource source;
+        if (engine.mock()) {
+            source = ModelSource.of(engine.mockEngine(file));
+        } else {
+            Model loaded = Model.load(file);
+            Kernels kernels = Kernels.best();
+            owned.add(kernels);
+            owned.add(loaded);
+            source = ModelSource.shared(loaded, kernels);
+        }
+        Engine shared = source.open();
         Cluster cluster = Cluster.join(host, gridPort, null);
-        Model loaded = Model.load(file);
-        Kernels kernels = Kernels.best();
-        ModelSource shared = ModelSource.shared(loaded, kernels);
         List<AutoCloseable> stages = new ArrayList<>();
         List<WorkerRole> roles = new ArrayList<>();
         roles.addAll(Collections.nCopies(prefillWorkers, WorkerRole.PREFILL));
@@ -87,19 +104,18 @@ final class ServeCommand implements Callable<Integer> {
         roles.addAll(Collections.nCopies(aggregated, WorkerRole.AGGREGATED));
         for (int i = 0; i < roles.size(); i++) {
             WorkerApplication worker = WorkerApplication.start(new WorkerConfig(roles.get(i), host, 0, 0,
-                    Cluster.NAME, stage.batch(), stage.kv(roles.size() > 1 ? "worker-" + i : null), stage.context,
-                    stage.disaggregation()), shared, cluster.discovery(), cluster.kvSharing());
+                    Cluster.NAME, stage.batch(), stage.kv(roles.size() > 1 ? "worker-" + i : null), stage.context(),
+                    stage.disaggregation()), source, cluster.discovery(), cluster.kvSharing());
             stages.add(worker);
             worker.worker().ready().get();
         }
-        GatewayOptions.FrontDoor front = gateway.start(host, gateway.modelId(file), loaded.metadata(), cluster);
+        GatewayOptions.FrontDoor front = gateway.start(host, gateway.modelId(file), shared.metadata(), cluster);
         stages.addFirst(front);
-        stages.add(kernels);
-        stages.add(loaded);
-        System.err.println("squall serve: " + describe(aggregated) + " serving " + gateway.modelId(file) + " on " + kernels.name()
-                + "; OpenAI API on http://" + host + ":" + front.server().httpPort() + "/v1, RSocket tcp " + host + ":"
-                + front.server().rsocketTcpPort() + " and ws://" + host + ":" + front.server().rsocketWebSocketPort()
-                + "/rsocket; cluster member " + cluster.address());
+        stages.addAll(owned);
+        System.err.println("squall serve: " + describe(aggregated) + " serving " + gateway.modelId(file) + " on "
+                + shared.describe() + "; OpenAI API on http://" + host + ":" + front.server().httpPort()
+                + "/v1, RSocket tcp " + host + ":" + front.server().rsocketTcpPort() + " and ws://" + host + ":"
+                + front.server().rsocketWebSocketPort() + "/rsocket; cluster member " + cluster.address());
         if (warmupAndExit) {
             Warmup.exercise(URI.create("http://" + host + ":" + front.server().httpPort()), gateway.modelId(file));
             Cluster.closeAll(stages.toArray(AutoCloseable[]::new));

@@ -28,7 +28,8 @@ final class WorkerCommand implements Callable<Integer> {
     @Option(names = "--role", defaultValue = "aggregated", description = "aggregated, prefill or decode (default: ${DEFAULT-VALUE})")
     String role;
 
-    @Option(names = "--model", required = true, description = "GGUF model file")
+    @Option(names = "--model", description = "GGUF model file (with --engine mock only its vocabulary is read; "
+            + "default there: the demo model's)")
     Path model;
 
     @Option(names = "--join", required = true, description = "a cluster member to join, host:port, or k8s:SERVICE.NAMESPACE for the pods behind a headless Kubernetes Service")
@@ -53,18 +54,29 @@ final class WorkerCommand implements Callable<Integer> {
     @CommandLine.Mixin
     WorkerOptions stage;
 
+    @CommandLine.Mixin
+    EngineOptions engine;
+
     @Override
     public Integer call() throws Exception {
         if (drainSeconds < 0) {
             throw new IllegalArgumentException("--drain-seconds must not be negative");
         }
-        if (!Files.isRegularFile(model)) {
-            throw new IllegalArgumentException("--model " + model + " is not a file");
+        Path file = model;
+        if (file == null && engine.mock()) {
+            file = DemoModel.ensure();
+        } else if (file == null) {
+            throw new IllegalArgumentException("--model is required (except with --engine mock)");
         }
+        if (!Files.isRegularFile(file)) {
+            throw new IllegalArgumentException("--model " + file + " is not a file");
+        }
+        stage.defaultsFrom(engine.profileIfMock());
         WorkerConfig config = new WorkerConfig(WorkerRole.parse(role), host, httpPort, rsocketPort, Cluster.NAME,
-                stage.batch(), stage.kv(), stage.context, stage.disaggregation());
+                stage.batch(), stage.kv(), stage.context(), stage.disaggregation());
+        ModelSource source = engine.mock() ? ModelSource.of(engine.mockEngine(file)) : ModelSource.file(file);
         Cluster cluster = Cluster.join(host, gridPort, join);
-        WorkerApplication worker = WorkerApplication.start(config, ModelSource.file(model), cluster.discovery(),
+        WorkerApplication worker = WorkerApplication.start(config, source, cluster.discovery(),
                 cluster.kvSharing());
         try {
             WorkerInstance instance = worker.worker().ready().get();

@@ -3,6 +3,7 @@ package io.squall.cli;
 import io.squall.functions.engine.batch.BatchConfig;
 import io.squall.functions.worker.disagg.DisaggregationConfig;
 import io.squall.functions.worker.kv.KvConfig;
+import io.squall.scheduler.profile.Profile;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
@@ -16,14 +17,22 @@ import java.time.Duration;
  */
 final class WorkerOptions {
 
-    @Option(names = "--max-sequences", defaultValue = "64", description = "sequences batched at once per worker (default: ${DEFAULT-VALUE})")
-    int maxSequences;
+    private static final int DEFAULT_MAX_SEQUENCES = 64;
+    private static final int DEFAULT_CONTEXT = 4096;
+    private static final int DEFAULT_BLOCKS = 4096;
+    private static final int BLOCK_SIZE = 16;
 
-    @Option(names = "--context", defaultValue = "4096", description = "longest sequence in tokens (default: ${DEFAULT-VALUE})")
-    int context;
+    @Option(names = "--max-sequences", description = "sequences batched at once per worker (default: "
+            + DEFAULT_MAX_SEQUENCES + ", or a mock engine's profile's)")
+    Integer maxSequences;
 
-    @Option(names = "--kv-blocks", defaultValue = "4096", description = "G1 KV blocks of 16 tokens per worker (default: ${DEFAULT-VALUE})")
-    int blocks;
+    @Option(names = "--context", description = "longest sequence in tokens (default: " + DEFAULT_CONTEXT
+            + ", or a mock engine's profile's)")
+    Integer context;
+
+    @Option(names = "--kv-blocks", description = "G1 KV blocks of 16 tokens per worker (default: " + DEFAULT_BLOCKS
+            + ", or what a mock engine's profile's KV capacity holds)")
+    Integer blocks;
 
     @Option(names = "--kv-host-bytes", defaultValue = "0", description = "G2 off-heap host memory for evicted blocks, in bytes (default: none)")
     long hostBytes;
@@ -46,10 +55,34 @@ final class WorkerOptions {
             description = "longest wait for a remote prefill before prefilling locally (default: ${DEFAULT-VALUE})")
     int prefillTimeoutSeconds;
 
+    /**
+     * Takes what was not given on the command line from {@code profile}'s worker, so a mock worker holds what the
+     * profiled one held; nothing when {@code profile} is null.
+     */
+    void defaultsFrom(Profile profile) {
+        if (profile == null) {
+            return;
+        }
+        Profile.WorkerShape shape = profile.worker();
+        maxSequences = maxSequences != null ? maxSequences : shape.maxSequences();
+        context = context != null ? context : shape.contextLength();
+        blocks = blocks != null ? blocks : (int) Math.min(Integer.MAX_VALUE, shape.kvCapacityTokens() / BLOCK_SIZE);
+    }
+
+    /** The longest sequence, in tokens. */
+    int context() {
+        return context != null ? context : DEFAULT_CONTEXT;
+    }
+
+    /** G1 blocks per worker. */
+    int blocks() {
+        return blocks != null ? blocks : DEFAULT_BLOCKS;
+    }
+
     /** The batching limits: {@code --max-sequences}, the other limits at their defaults. */
     BatchConfig batch() {
         BatchConfig defaults = BatchConfig.defaults();
-        return new BatchConfig(maxSequences, defaults.maxBatchedTokens(), defaults.chunkedPrefill(),
+        return new BatchConfig(maxSequences != null ? maxSequences : DEFAULT_MAX_SEQUENCES, defaults.maxBatchedTokens(), defaults.chunkedPrefill(),
                 defaults.maxWaitingSequences(), defaults.prefixCaching());
     }
 
@@ -61,7 +94,7 @@ final class WorkerOptions {
     /** The tiers of a worker; {@code subdirectory} separates the disk tiers of several workers in one process. */
     KvConfig kv(String subdirectory) {
         Path dir = diskDir == null || subdirectory == null ? diskDir : diskDir.resolve(subdirectory);
-        return new KvConfig(blocks, 16, hostBytes, dir, diskBytes);
+        return new KvConfig(blocks(), BLOCK_SIZE, hostBytes, dir, diskBytes);
     }
 
     KvConfig kv() {

@@ -21,6 +21,7 @@ import io.squall.functions.worker.WorkerConfig;
 import io.squall.functions.worker.kv.KvConfig;
 import io.squall.functions.worker.micronaut.WorkerApplication;
 import io.squall.gateway.routing.RoutedGenerateService;
+import io.squall.gateway.routing.RouteDecision;
 import io.squall.gateway.routing.RoutingPolicy;
 import java.io.IOException;
 import java.io.InputStream;
@@ -111,7 +112,7 @@ class MigrationIT {
             if (viaRelay) {
                 routedTo.add(chosen.id());
             }
-            return Mono.just(chosen);
+            return Mono.just(new RouteDecision(chosen, RouteDecision.UNKNOWN));
         };
     }
 

@@ -73,8 +73,27 @@ public final class BenchServeCommand implements Callable<Integer> {
             + "(default: ${DEFAULT-VALUE})")
     int warmup;
 
-    @Option(names = "--trace", description = "JSONL trace to replay instead of synthetic prompts")
+    @Option(names = "--trace", description = "trace to replay instead of synthetic prompts: JSONL chat lines "
+            + "(prompt or messages, max_tokens, optional session), replayed with --concurrency; or the Mooncake format "
+            + "(timestamp, input_length, output_length, hash_ids), replayed open-loop at its timestamps")
     Path trace;
+
+    @Option(names = "--trace-block-size", defaultValue = "512", description = "Mooncake trace: tokens per hash id "
+            + "(default: ${DEFAULT-VALUE})")
+    int traceBlockSize;
+
+    @Option(names = "--speedup", defaultValue = "1", description = "time compression matching mock workers started "
+            + "with the same --speedup: a trace is sent that much faster, and times are reported in simulated time "
+            + "(default: ${DEFAULT-VALUE})")
+    double speedup;
+
+    @Option(names = "--rate-scale", defaultValue = "1", description = "Mooncake trace: multiplies the arrival rate "
+            + "(the load itself) (default: ${DEFAULT-VALUE})")
+    double rateScale;
+
+    @Option(names = "--kv-block-size", defaultValue = "16", description = "the workers' KV block size in tokens, for "
+            + "the cache-hit ceiling (default: ${DEFAULT-VALUE})")
+    int kvBlockSize;
 
     @Option(names = "--api-key", description = "API key to send as a bearer token")
     String apiKey;
@@ -87,17 +106,42 @@ public final class BenchServeCommand implements Callable<Integer> {
         if (direct && server.embedded == null) {
             throw new IllegalArgumentException("--direct needs --embedded");
         }
+        if (!(speedup > 0) || !(rateScale > 0)) {
+            throw new IllegalArgumentException("--speedup and --rate-scale must be positive");
+        }
         String name = model.equals("auto") ? "model" : model;
         try (EmbeddedStack stack = server.embedded == null ? null : new EmbeddedStack(server.embedded, name, !direct);
              Target target = target(stack)) {
-            Workload workload = trace != null ? Workload.trace(trace)
-                    : Workload.synthetic(requests, isl, osl, prefixShare, turns, seed, LoadGenerator.tokensPerWord(target, seed));
             LoadGenerator generator = new LoadGenerator(target, concurrency, rate, seed);
             if (warmup > 0) {
                 generator.run(Workload.synthetic(warmup, isl, osl, 0, 1, ~seed, LoadGenerator.tokensPerWord(target, seed)));
             }
-            Report.Run run = generator.run(workload);
-            Map<String, Object> report = Report.of(run);
+            Report.Run run;
+            String title;
+            if (trace != null && MooncakeTrace.recognises(trace)) {
+                MooncakeTrace replay = MooncakeTrace.read(trace, traceBlockSize, alphabet(target), seed);
+                TraceReplay.Schedule schedule = new TraceReplay.Schedule() {
+                    @Override
+                    public int size() {
+                        return replay.entries().size();
+                    }
+
+                    @Override
+                    public long atMillis(int index) {
+                        return replay.entries().get(index).timestampMs();
+                    }
+                };
+                run = new TraceReplay(target, speedup * rateScale, kvBlockSize).run(schedule,
+                        i -> BenchRequest.tokens(replay.prompt(i), replay.entries().get(i).outputLength()));
+                title = "squall bench serve: " + trace.getFileName() + " x" + rateScale + " rate";
+            } else {
+                Workload workload = trace != null ? Workload.trace(trace)
+                        : Workload.synthetic(requests, isl, osl, prefixShare, turns, seed, LoadGenerator.tokensPerWord(target, seed));
+                run = generator.run(workload);
+                title = "squall bench serve: c=" + concurrency + " isl=" + isl + " osl=" + osl + (direct ? " (direct)" : "");
+            }
+            Map<String, Object> report = Report.of(run, new Report.Options(speedup, kvBlockSize,
+                    request -> request.isTokens() ? request.prompt() : target.tokenize(request.messages())));
             ObjectMapper mapper = new ObjectMapper();
             spec.commandLine().getOut().println(mapper.writeValueAsString(report));
             spec.commandLine().getOut().flush();
@@ -106,13 +150,32 @@ public final class BenchServeCommand implements Callable<Integer> {
                 Files.createDirectories(parent);
                 mapper.copy().enable(SerializationFeature.INDENT_OUTPUT).writeValue(out.toFile(), report);
                 String png = out.getFileName().toString().replaceFirst("\\.json$", "") + ".png";
-                DistributionPlot.write(run, "squall bench serve: c=" + concurrency + " isl=" + isl + " osl=" + osl
-                        + (direct ? " (direct)" : ""), parent.resolve(png));
+                DistributionPlot.write(run, speedup, title, parent.resolve(png));
             }
-            run.outcomes().stream().filter(o -> !o.ok()).limit(3)
-                    .forEach(o -> spec.commandLine().getErr().println("squall bench serve: request failed: " + o.error()));
+            @SuppressWarnings("unchecked")
+            Map<String, Long> kinds = (Map<String, Long>) report.get("error_kinds");
+            kinds.forEach((kind, count) -> spec.commandLine().getErr().println("squall bench serve: " + count
+                    + " request(s) failed: " + kind));
             return 0;
         }
+    }
+
+    /**
+     * The tokens a synthesised trace prompt is drawn from: what the target's tokenizer makes of common words, less
+     * whatever it adds to any prompt (BOS), so every id is an ordinary token of the served model.
+     */
+    private static int[] alphabet(Target target) {
+        java.util.Set<Integer> added = new java.util.HashSet<>();
+        for (int id : target.tokenizeText("")) {
+            added.add(id);
+        }
+        int[] alphabet = java.util.Arrays.stream(target.tokenizeText(Workload.words(new java.util.Random(1), 400)))
+                .filter(id -> !added.contains(id)).distinct().sorted().toArray();
+        if (alphabet.length < 8) {
+            throw new IllegalStateException("the served model's tokenizer gave only " + alphabet.length
+                    + " distinct tokens for 400 words; cannot synthesise trace prompts");
+        }
+        return alphabet;
     }
 
     private Target target(EmbeddedStack stack) {

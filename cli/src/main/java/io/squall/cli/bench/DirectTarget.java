@@ -11,6 +11,7 @@ import io.squall.gateway.preprocess.Preprocessor;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -31,6 +32,9 @@ public final class DirectTarget implements Target {
     }
 
     private int[] prompt(BenchRequest request) {
+        if (request.isTokens()) {
+            return preprocessor.tokens(request.prompt());
+        }
         List<ChatMessage> messages = request.messages().stream()
                 .map(m -> ChatMessage.of(m.get("role"), m.get("content"))).toList();
         return preprocessor.chat(messages, null);
@@ -39,6 +43,16 @@ public final class DirectTarget implements Target {
     @Override
     public int promptTokens(BenchRequest probe) {
         return prompt(probe).length;
+    }
+
+    @Override
+    public int[] tokenize(List<Map<String, String>> messages) {
+        return prompt(new BenchRequest(messages, 1));
+    }
+
+    @Override
+    public int[] tokenizeText(String text) {
+        return preprocessor.text(text);
     }
 
     @Override
@@ -55,7 +69,8 @@ public final class DirectTarget implements Target {
             int[] tokens = {0};
             endpoint.service().generate(generate).doOnNext(chunk -> onChunk(chunk, decoder, text, itl, timing, tokens, start))
                     .blockLast(Duration.ofMinutes(30));
-            return new Outcome(timing[0], itl.toArray(), System.nanoTime() - start, tokens[0], text.toString(), null);
+            return new Outcome(timing[0], itl.toArray(), System.nanoTime() - start, tokens[0], text.toString(), null,
+                    new Outcome.Served(prompt.length, -1, null, -1, 0));
         } catch (RuntimeException e) {
             return Outcome.failed(System.nanoTime() - start, e.toString());
         }

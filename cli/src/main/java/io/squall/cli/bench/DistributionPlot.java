@@ -22,9 +22,9 @@ final class DistributionPlot {
     private DistributionPlot() {
     }
 
-    static void write(Report.Run run, String title, Path png) {
+    static void write(Report.Run run, double speedup, String title, Path png) {
         System.setProperty("java.awt.headless", "true");
-        Report.Samples samples = Report.Samples.of(run);
+        Report.Samples samples = Report.Samples.of(run, speedup);
         BufferedImage image = new BufferedImage(PANEL_WIDTH * 3, HEIGHT, BufferedImage.TYPE_INT_RGB);
         Graphics2D g = image.createGraphics();
         try {

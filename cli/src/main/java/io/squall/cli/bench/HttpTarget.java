@@ -2,6 +2,7 @@ package io.squall.cli.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import java.io.IOException;
@@ -12,13 +13,15 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
- * Streams chat completions from an OpenAI-compatible server over HTTP/1.1 and times the SSE chunks as they
- * arrive, reading them on the calling thread ({@link StreamingHttpClient}); the untimed probes use
- * {@code java.net.http}. Sends {@code "ignore_eos": true} (an extension Squall honours) so every request generates exactly
- * {@code max_tokens}.
+ * Streams chat completions (or, for a token prompt, completions) from an OpenAI-compatible server over HTTP/1.1 and
+ * times the SSE chunks as they arrive, reading them on the calling thread ({@link StreamingHttpClient}); the untimed
+ * probes use {@code java.net.http}. Sends two extensions Squall honours: {@code "ignore_eos": true}, so every
+ * request generates exactly {@code max_tokens}, and {@code "return_routing": true}, so the usage chunk says which
+ * worker served the request and how much of its prompt the router believed that worker held.
  */
 public final class HttpTarget implements Target {
 
@@ -87,9 +90,17 @@ public final class HttpTarget implements Target {
     private byte[] body(BenchRequest request, boolean stream) {
         ObjectNode body = JSON.createObjectNode();
         body.put("model", model);
-        body.set("messages", JSON.valueToTree(request.messages()));
+        if (request.isTokens()) {
+            ArrayNode prompt = body.putArray("prompt");
+            for (int id : request.prompt()) {
+                prompt.add(id);
+            }
+        } else {
+            body.set("messages", JSON.valueToTree(request.messages()));
+        }
         body.put("max_tokens", request.maxTokens());
         body.put("ignore_eos", true);
+        body.put("return_routing", true);
         body.put("temperature", 0);
         if (stream) {
             body.put("stream", true);
@@ -105,7 +116,7 @@ public final class HttpTarget implements Target {
     @Override
     public int promptTokens(BenchRequest probe) {
         try {
-            HttpResponse<String> response = client.send(request("/v1/chat/completions")
+            HttpResponse<String> response = client.send(request(path(probe))
                     .header("Content-Type", "application/json")
                     .POST(HttpRequest.BodyPublishers.ofByteArray(body(new BenchRequest(probe.messages(), 1), false))).build(),
                     HttpResponse.BodyHandlers.ofString());
@@ -124,7 +135,7 @@ public final class HttpTarget implements Target {
     @Override
     public Outcome send(BenchRequest request) {
         long start = System.nanoTime();
-        try (StreamingHttpClient.Response response = streams.post(base.resolve("/v1/chat/completions").getRawPath(),
+        try (StreamingHttpClient.Response response = streams.post(base.resolve(path(request)).getRawPath(),
                 streamHeaders, body(request, true))) {
             if (response.status() != 200) {
                 StringBuilder text = new StringBuilder();
@@ -139,6 +150,55 @@ public final class HttpTarget implements Target {
         }
     }
 
+    /**
+     * The token ids of {@code messages} rendered by the model's chat template, from the server's {@code /tokenize}
+     * (vLLM's extension, which Squall serves).
+     */
+    @Override
+    public int[] tokenize(List<Map<String, String>> messages) {
+        ObjectNode body = JSON.createObjectNode();
+        body.set("messages", JSON.valueToTree(messages));
+        return tokenize(body);
+    }
+
+    @Override
+    public int[] tokenizeText(String text) {
+        ObjectNode body = JSON.createObjectNode();
+        body.put("prompt", text);
+        return tokenize(body);
+    }
+
+    private int[] tokenize(ObjectNode body) {
+        body.put("model", model);
+        JsonNode tokens = postJson("/tokenize", body).path("tokens");
+        int[] ids = new int[tokens.size()];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = tokens.get(i).asInt();
+        }
+        return ids;
+    }
+
+    private JsonNode postJson(String path, ObjectNode body) {
+        try {
+            HttpResponse<String> response = client.send(request(path).header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body))).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            if (response.statusCode() != 200) {
+                throw new IllegalStateException("POST " + path + " answered " + response.statusCode() + ": " + response.body());
+            }
+            return JSON.readTree(response.body());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static String path(BenchRequest request) {
+        return request.isTokens() ? "/v1/completions" : "/v1/chat/completions";
+    }
+
     @Override
     public void close() {
         streams.close();
@@ -149,6 +209,7 @@ public final class HttpTarget implements Target {
         long last = 0;
         LongList itl = new LongList();
         int tokens = 0;
+        Outcome.Served served = Outcome.Served.UNKNOWN;
         StringBuilder text = new StringBuilder();
         for (String line; (line = response.readLine()) != null; ) {
             if (!line.startsWith("data:")) {
@@ -156,13 +217,14 @@ public final class HttpTarget implements Target {
             }
             String data = line.substring(5).strip();
             if (data.equals("[DONE]")) {
-                return new Outcome(ttft, itl.toArray(), System.nanoTime() - start, tokens, text.toString(), null);
+                return new Outcome(ttft, itl.toArray(), System.nanoTime() - start, tokens, text.toString(), null, served);
             }
             JsonNode chunk = JSON.readTree(data);
             if (chunk.has("error")) {
                 return Outcome.failed(System.nanoTime() - start, chunk.get("error").path("message").asText());
             }
-            String content = chunk.path("choices").path(0).path("delta").path("content").asText("");
+            JsonNode choice = chunk.path("choices").path(0);
+            String content = choice.has("text") ? choice.path("text").asText("") : choice.path("delta").path("content").asText("");
             if (!content.isEmpty()) {
                 long now = System.nanoTime();
                 if (ttft < 0) {
@@ -174,7 +236,13 @@ public final class HttpTarget implements Target {
                 text.append(content);
             }
             if (chunk.path("usage").isObject()) {
-                tokens = chunk.path("usage").path("completion_tokens").asInt();
+                JsonNode usage = chunk.path("usage");
+                tokens = usage.path("completion_tokens").asInt();
+                JsonNode route = chunk.path("routing").path(0);
+                served = new Outcome.Served(usage.path("prompt_tokens").asInt(-1),
+                        usage.path("prompt_tokens_details").path("cached_tokens").asInt(-1),
+                        route.path("worker").isTextual() ? route.path("worker").textValue() : null,
+                        route.path("overlap_blocks").asInt(-1), route.path("migrations").asInt(0));
             }
         }
         return Outcome.failed(System.nanoTime() - start, "the stream ended without [DONE]");

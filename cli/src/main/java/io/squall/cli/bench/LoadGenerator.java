@@ -42,7 +42,7 @@ public final class LoadGenerator {
     public Report.Run run(Workload workload) throws InterruptedException {
         Semaphore slots = new Semaphore(concurrency);
         Random arrivals = new Random(seed);
-        List<Outcome> outcomes = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<Report.Result> results = java.util.Collections.synchronizedList(new ArrayList<>());
         long start = System.nanoTime();
         try (ExecutorService users = Executors.newThreadPerTaskExecutor(Thread.ofPlatform().name("bench-user-", 0).factory())) {
             List<Future<?>> running = new ArrayList<>();
@@ -57,7 +57,7 @@ public final class LoadGenerator {
                 slots.acquire();
                 running.add(users.submit(() -> {
                     try {
-                        converse(conversation, outcomes);
+                        converse(conversation, results, start);
                     } finally {
                         slots.release();
                     }
@@ -71,18 +71,20 @@ public final class LoadGenerator {
                 }
             }
         }
-        return new Report.Run(List.copyOf(outcomes), System.nanoTime() - start);
+        return new Report.Run(List.copyOf(results), System.nanoTime() - start);
     }
 
-    private void converse(List<Workload.Turn> turns, List<Outcome> outcomes) {
+    private void converse(List<Workload.Turn> turns, List<Report.Result> results, long start) {
         List<Map<String, String>> history = new ArrayList<>();
         for (Workload.Turn turn : turns) {
             if (history.isEmpty() && turn.system() != null) {
                 history.add(message("system", turn.system()));
             }
             history.add(message("user", turn.user()));
-            Outcome outcome = target.send(new BenchRequest(history, turn.maxTokens()));
-            outcomes.add(outcome);
+            BenchRequest request = new BenchRequest(history, turn.maxTokens());
+            long sent = System.nanoTime() - start;
+            Outcome outcome = target.send(request);
+            results.add(new Report.Result(request, sent, 0, outcome));
             if (!outcome.ok()) {
                 return;
             }

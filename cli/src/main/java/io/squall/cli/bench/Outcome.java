@@ -9,11 +9,26 @@ package io.squall.cli.bench;
  * @param outputTokens  tokens generated
  * @param text          the generated text (resent as history in multi-turn workloads)
  * @param error         why the request failed, or null
+ * @param served        what the server reported of the prompt and its routing (empty when it did not say)
  */
-public record Outcome(long ttftNanos, long[] itlNanos, long latencyNanos, int outputTokens, String text, String error) {
+public record Outcome(long ttftNanos, long[] itlNanos, long latencyNanos, int outputTokens, String text, String error,
+                      Served served) {
+
+    /**
+     * What the server reported with the usage.
+     *
+     * @param promptTokens  tokens of the prompt, or -1
+     * @param cachedTokens  of which served from cache, or -1
+     * @param worker        the worker that finished the request ({@code return_routing}), or null
+     * @param overlapBlocks prompt blocks the router believed that worker held, or -1 when unknown
+     * @param migrations    times the request moved to another worker
+     */
+    public record Served(int promptTokens, int cachedTokens, String worker, int overlapBlocks, int migrations) {
+        static final Served UNKNOWN = new Served(-1, -1, null, -1, 0);
+    }
 
     static Outcome failed(long latencyNanos, String error) {
-        return new Outcome(-1, new long[0], latencyNanos, 0, "", error);
+        return new Outcome(-1, new long[0], latencyNanos, 0, "", error, Served.UNKNOWN);
     }
 
     boolean ok() {

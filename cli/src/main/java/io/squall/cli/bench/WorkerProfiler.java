@@ -1,5 +1,6 @@
 package io.squall.cli.bench;
 
+import io.squall.functions.api.FinishReason;
 import io.squall.functions.engine.batch.Admission;
 import io.squall.functions.engine.batch.BatchConfig;
 import io.squall.functions.engine.batch.BatchScheduler;

@@ -60,6 +60,17 @@ final class OpenAiController {
         }
     }
 
+    @Post(uri = "/tokenize", consumes = MediaType.ALL, produces = MediaType.APPLICATION_JSON)
+    MutableHttpResponse<String> tokenize(@Nullable @Header(HttpHeaders.AUTHORIZATION) String authorization,
+                                         @Nullable @Body byte[] body) {
+        try {
+            return HttpReplies.json(service.tokenize(new ApiRequest(authorization, body == null ? new byte[0] : body,
+                    ApiRequest.Delivery.AS_REQUESTED, Schedulers.immediate())));
+        } catch (ApiException e) {
+            return HttpReplies.error(e);
+        }
+    }
+
     @Post(uri = "/v1/chat/completions", consumes = MediaType.ALL, produces = {MediaType.APPLICATION_JSON, MediaType.TEXT_EVENT_STREAM})
     Publisher<MutableHttpResponse<?>> chat(HttpRequest<?> http, @Nullable @Header(HttpHeaders.AUTHORIZATION) String authorization,
                                            @Nullable @Body byte[] body) {

@@ -45,6 +45,15 @@ public final class GatewayMetrics {
     private final Counter disconnects = Counter.build("squall_gateway_client_disconnects_total",
                     "Requests whose client went away before the response ended; their generation was cancelled.")
             .labelNames("route", "model").register(registry);
+    private final Counter routed = Counter.build("squall_router_decisions_total",
+                    "Generations the router sent to each worker (a migrated one counts where it ended).")
+            .labelNames("model", "worker").register(registry);
+    private final Histogram overlap = Histogram.build("squall_router_overlap_blocks",
+                    "Leading prompt blocks the KV-aware router believed the chosen worker held.")
+            .labelNames("model").buckets(0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 4096).register(registry);
+    private final Counter migrations = Counter.build("squall_router_migrations_total",
+                    "Times a generation moved to another worker after losing its own.")
+            .labelNames("model").register(registry);
     private final Counter cancellations = Counter.build("squall_gateway_generation_cancellations_total",
                     "Worker generations the gateway cancelled, by reason (stop_string, disconnect, timeout, error).")
             .labelNames("reason").register(registry);
@@ -94,6 +103,21 @@ public final class GatewayMetrics {
         inputTokens.labels(model).observe(input);
         outputTokens.labels(model).observe(output);
         cachedTokens.labels(model).inc(cached);
+    }
+
+    /**
+     * Where the router sent one generation: {@code worker} ({@code ns/component/endpoint/instance}),
+     * {@code overlapBlocks} the cache overlap it saw (negative when its policy keeps no KV index), {@code moves}
+     * how often the generation migrated.
+     */
+    public void routed(String model, String worker, int overlapBlocks, int moves) {
+        routed.labels(model, worker).inc();
+        if (overlapBlocks >= 0) {
+            overlap.labels(model).observe(overlapBlocks);
+        }
+        if (moves > 0) {
+            migrations.labels(model).inc(moves);
+        }
     }
 
     public void disconnect(String route, String model) {

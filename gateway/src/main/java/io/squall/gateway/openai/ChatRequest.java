@@ -52,7 +52,7 @@ public record ChatRequest(GenerationParams params, List<ChatMessage> messages, L
         return new ChatRequest(params, messages(body), tools(body));
     }
 
-    private static List<ChatMessage> messages(JsonNode body) {
+    static List<ChatMessage> messages(JsonNode body) {
         JsonNode array = Fields.array(body, "messages");
         if (array == null || array.isEmpty()) {
             throw new ApiException(ApiError.INVALID_REQUEST, "'messages' must be a non-empty array", "messages",

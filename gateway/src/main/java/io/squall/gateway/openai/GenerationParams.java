@@ -88,6 +88,14 @@ public record GenerationParams(String model, Integer maxTokens, int n, List<Stri
                 topLogprobs, stream, includeUsage, Fields.bool(request, "ignore_eos", false));
     }
 
+    /**
+     * The extension {@code "return_routing": true}: the response reports, with its usage, which worker served
+     * each choice and how much of the prompt the router believed it held.
+     */
+    public static boolean returnRouting(JsonNode request) {
+        return Fields.bool(request, "return_routing", false);
+    }
+
     /** The sampling options of choice {@code index}: with a seed, each choice gets its own derived seed. */
     public SamplingOptions samplingFor(int index) {
         if (sampling.seed() == null || index == 0) {

@@ -8,15 +8,23 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * What this gateway has sent to each worker and not yet seen finish: sequences and the KV blocks their
- * prompts and outputs will hold. Workers report their load on an interval; between two reports a burst of
- * requests would all see the same stale report and go to the same worker, so policies combine the report
- * with these counts, which change the moment a request is routed or ends. Thread-safe.
+ * A worker's load as this gateway sees it: the sequences and KV blocks it has sent there and not yet seen finish,
+ * plus the load of everyone else, taken from the worker's latest report. Reports come on an interval, so between
+ * two of them a report is stale in both directions: a burst of requests would all see the same idle report and go
+ * to the same worker, and a request that just finished would still weigh on its worker (which, in a multi-turn
+ * conversation, is exactly the worker the next turn should go to). So this gateway's own share of each report is
+ * replaced by its live count: when a report arrives, the count it had then is noted, and the report's excess over
+ * it is the load of other gateways. Thread-safe.
  */
 public final class InFlight {
 
     private final Map<InstanceId, AtomicLong> sequences = new ConcurrentHashMap<>();
     private final Map<InstanceId, AtomicLong> blocks = new ConcurrentHashMap<>();
+    private final Map<InstanceId, Baseline> baselines = new ConcurrentHashMap<>();
+
+    /** A report and this gateway's own counts when it arrived. */
+    private record Baseline(long reportedSequences, long reportedBlocks, long ownSequences, long ownBlocks) {
+    }
 
     void started(InstanceId worker, long kvBlocks) {
         sequences.computeIfAbsent(worker, id -> new AtomicLong()).incrementAndGet();
@@ -34,22 +42,44 @@ public final class InFlight {
         }
     }
 
+    /** {@code worker} reported its load (it registered or updated its registration). */
+    void reported(WorkerInstance worker) {
+        baselines.put(worker.id(), new Baseline(reportedSequences(worker), reportedBlocks(worker),
+                own(sequences, worker.id()), own(blocks, worker.id())));
+    }
+
     void forget(InstanceId worker) {
         sequences.remove(worker);
         blocks.remove(worker);
+        baselines.remove(worker);
     }
 
-    /** Sequences on {@code worker}: the larger of its report (running and queued) and this gateway's count. */
+    /** Sequences on {@code worker}: this gateway's live count plus other gateways' share of its latest report. */
     public long sequences(WorkerInstance worker) {
-        AtomicLong mine = sequences.get(worker.id());
-        long reported = (long) worker.load().activeSequences() + worker.load().queuedSequences();
-        return Math.max(reported, mine == null ? 0 : mine.get());
+        Baseline baseline = baselines.get(worker.id());
+        long own = own(sequences, worker.id());
+        return baseline == null ? Math.max(reportedSequences(worker), own)
+                : own + Math.max(0, baseline.reportedSequences() - baseline.ownSequences());
     }
 
-    /** KV blocks held for running sequences on {@code worker}: the larger of its report and this gateway's count. */
+    /** KV blocks held for running sequences on {@code worker}, counted like {@link #sequences}. */
     public long activeBlocks(WorkerInstance worker) {
-        AtomicLong mine = blocks.get(worker.id());
-        long reported = (long) worker.load().totalKvBlocks() - worker.load().freeKvBlocks();
-        return Math.max(reported, mine == null ? 0 : mine.get());
+        Baseline baseline = baselines.get(worker.id());
+        long own = own(blocks, worker.id());
+        return baseline == null ? Math.max(reportedBlocks(worker), own)
+                : own + Math.max(0, baseline.reportedBlocks() - baseline.ownBlocks());
+    }
+
+    private static long own(Map<InstanceId, AtomicLong> counts, InstanceId worker) {
+        AtomicLong count = counts.get(worker);
+        return count == null ? 0 : Math.max(0, count.get());
+    }
+
+    private static long reportedSequences(WorkerInstance worker) {
+        return (long) worker.load().activeSequences() + worker.load().queuedSequences();
+    }
+
+    private static long reportedBlocks(WorkerInstance worker) {
+        return (long) worker.load().totalKvBlocks() - worker.load().freeKvBlocks();
     }
 }

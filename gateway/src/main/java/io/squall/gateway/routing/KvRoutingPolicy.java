@@ -123,7 +123,7 @@ public final class KvRoutingPolicy implements RoutingPolicy {
     }
 
     @Override
-    public Mono<WorkerInstance> choose(GenerateRequest request, List<WorkerInstance> workers, InFlight load) {
+    public Mono<RouteDecision> choose(GenerateRequest request, List<WorkerInstance> workers, InFlight load) {
         return lookup(request.tokens()).map(scores -> pick(workers, load, scores));
     }
 
@@ -140,8 +140,13 @@ public final class KvRoutingPolicy implements RoutingPolicy {
                 .onErrorResume(RejectedExecutionException.class, busy -> Mono.just(OverlapScores.none(prompt.length)));
     }
 
-    /** The worker of lowest cost, or one sampled by cost with a temperature. */
-    WorkerInstance pick(List<WorkerInstance> workers, InFlight load, OverlapScores scores) {
+    /** The worker of lowest cost, or one sampled by cost with a temperature, with the overlap it holds. */
+    RouteDecision pick(List<WorkerInstance> workers, InFlight load, OverlapScores scores) {
+        WorkerInstance chosen = lowestCost(workers, load, scores);
+        return new RouteDecision(chosen, scores.blocks(chosen.id().workerId(), Tier.G1));
+    }
+
+    private WorkerInstance lowestCost(List<WorkerInstance> workers, InFlight load, OverlapScores scores) {
         double[] costs = new double[workers.size()];
         for (int i = 0; i < costs.length; i++) {
             costs[i] = cost(workers.get(i), load, scores);

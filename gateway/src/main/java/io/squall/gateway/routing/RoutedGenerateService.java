@@ -109,7 +109,11 @@ public final class RoutedGenerateService implements GenerateService, AutoCloseab
     }
 
     private void onEvent(DiscoveryEvent event) {
-        if (event instanceof DiscoveryEvent.Removed removed) {
+        if (event instanceof DiscoveryEvent.Added added) {
+            inFlight.reported(added.instance());
+        } else if (event instanceof DiscoveryEvent.Updated updated) {
+            inFlight.reported(updated.instance());
+        } else if (event instanceof DiscoveryEvent.Removed removed) {
             Link link = connections.remove(removed.id());
             if (link != null) {
                 link.retire();
@@ -123,17 +127,26 @@ public final class RoutedGenerateService implements GenerateService, AutoCloseab
 
     @Override
     public Flux<TokenChunk> generate(GenerateRequest request) {
-        return Flux.defer(() -> attempt(request, new Progress(request), Set.of()));
+        return Flux.deferContextual(context -> attempt(request, new Progress(request, RouteNote.in(context)), Set.of()));
     }
 
     /** What one request has streamed so far, across the workers it ran on. */
     private static final class Progress {
         final GenerateRequest original;
+        /** The caller's note of where the stream runs, or null. */
+        final RouteNote note;
         int[] generated = new int[0];
         int migrations;
 
-        Progress(GenerateRequest original) {
+        Progress(GenerateRequest original, RouteNote note) {
             this.original = original;
+            this.note = note;
+        }
+
+        void routed(RouteDecision decision) {
+            if (note != null) {
+                note.routed(decision, migrations > 0);
+            }
         }
 
         void add(int[] tokens) {
@@ -169,7 +182,14 @@ public final class RoutedGenerateService implements GenerateService, AutoCloseab
         if (workers.isEmpty()) {
             return Flux.error(new StageException(ErrorCode.NOT_FOUND, "no worker serves generate"));
         }
-        return policy.choose(request, workers, inFlight).flatMapMany(worker -> send(worker, request)
+        return policy.choose(request, workers, inFlight).flatMapMany(decision -> {
+            progress.routed(decision);
+            return streamFrom(decision.worker(), request, progress, lost);
+        });
+    }
+
+    private Flux<TokenChunk> streamFrom(WorkerInstance worker, GenerateRequest request, Progress progress, Set<InstanceId> lost) {
+        return send(worker, request)
                 .doOnNext(chunk -> progress.add(chunk.tokenIds()))
                 .map(progress::restated)
                 .onErrorResume(e -> migratable(e, progress), e -> {
@@ -179,7 +199,7 @@ public final class RoutedGenerateService implements GenerateService, AutoCloseab
                     Set<InstanceId> without = new HashSet<>(lost);
                     without.add(worker.id());
                     return attempt(progress.continuation(), progress, without);
-                }));
+                });
     }
 
     private static boolean migratable(Throwable error, Progress progress) {

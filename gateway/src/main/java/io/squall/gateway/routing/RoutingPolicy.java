@@ -17,7 +17,7 @@ public interface RoutingPolicy extends AutoCloseable {
      * The worker for {@code request}, chosen from {@code workers} (not empty, sorted by id) knowing what this
      * gateway already has in flight on each ({@code load}).
      */
-    Mono<WorkerInstance> choose(GenerateRequest request, List<WorkerInstance> workers, InFlight load);
+    Mono<RouteDecision> choose(GenerateRequest request, List<WorkerInstance> workers, InFlight load);
 
     /** {@code worker} left discovery. */
     default void removed(InstanceId worker) {

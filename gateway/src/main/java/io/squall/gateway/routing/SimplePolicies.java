@@ -19,8 +19,8 @@ final class SimplePolicies {
         private final AtomicLong next = new AtomicLong();
 
         @Override
-        public Mono<WorkerInstance> choose(GenerateRequest request, List<WorkerInstance> workers, InFlight load) {
-            return Mono.just(workers.get((int) Math.floorMod(next.getAndIncrement(), (long) workers.size())));
+        public Mono<RouteDecision> choose(GenerateRequest request, List<WorkerInstance> workers, InFlight load) {
+            return Mono.just(RouteDecision.blind(workers.get((int) Math.floorMod(next.getAndIncrement(), (long) workers.size()))));
         }
     }
 
@@ -29,19 +29,19 @@ final class SimplePolicies {
         private final SplittableRandom seed = new SplittableRandom();
 
         @Override
-        public Mono<WorkerInstance> choose(GenerateRequest request, List<WorkerInstance> workers, InFlight load) {
+        public Mono<RouteDecision> choose(GenerateRequest request, List<WorkerInstance> workers, InFlight load) {
             int pick;
             synchronized (seed) {
                 pick = seed.nextInt(workers.size());
             }
-            return Mono.just(workers.get(pick));
+            return Mono.just(RouteDecision.blind(workers.get(pick)));
         }
     }
 
     /** The worker with the fewest sequences, then the fewest active KV blocks; ties in id order. */
     static final class LeastLoaded implements RoutingPolicy {
         @Override
-        public Mono<WorkerInstance> choose(GenerateRequest request, List<WorkerInstance> workers, InFlight load) {
+        public Mono<RouteDecision> choose(GenerateRequest request, List<WorkerInstance> workers, InFlight load) {
             WorkerInstance best = workers.getFirst();
             for (WorkerInstance worker : workers) {
                 long ds = load.sequences(worker) - load.sequences(best);
@@ -49,7 +49,7 @@ final class SimplePolicies {
                     best = worker;
                 }
             }
-            return Mono.just(best);
+            return Mono.just(RouteDecision.blind(best));
         }
     }
 }

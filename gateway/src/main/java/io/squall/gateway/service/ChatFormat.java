@@ -7,6 +7,7 @@ import io.squall.functions.api.TokenChunk;
 import io.squall.functions.engine.tokenizer.Tokenizer;
 import io.squall.gateway.openai.Json;
 import io.squall.gateway.preprocess.TextDelta;
+import io.squall.gateway.routing.RouteNote;
 import io.squall.gateway.tools.ToolCallParser;
 
 import java.util.List;
@@ -52,7 +53,7 @@ final class ChatFormat extends ResponseFormat {
     }
 
     @Override
-    String response(List<TextDelta> choices, TokenChunk.Usage usage) {
+    String response(List<TextDelta> choices, TokenChunk.Usage usage, List<RouteNote> routes) {
         ObjectNode root = header("chat.completion");
         ArrayNode array = root.putArray("choices");
         for (int i = 0; i < choices.size(); i++) {
@@ -69,6 +70,7 @@ final class ChatFormat extends ResponseFormat {
             choice.put("finish_reason", finish);
         }
         root.set("usage", usage(usage));
+        routing(root, routes);
         return Json.write(root);
     }
 

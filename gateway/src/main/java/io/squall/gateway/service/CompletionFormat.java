@@ -6,6 +6,7 @@ import io.squall.functions.api.TokenChunk;
 import io.squall.functions.engine.tokenizer.Tokenizer;
 import io.squall.gateway.openai.Json;
 import io.squall.gateway.preprocess.TextDelta;
+import io.squall.gateway.routing.RouteNote;
 
 import java.util.List;
 
@@ -32,13 +33,14 @@ final class CompletionFormat extends ResponseFormat {
     }
 
     @Override
-    String response(List<TextDelta> choices, TokenChunk.Usage usage) {
+    String response(List<TextDelta> choices, TokenChunk.Usage usage, List<RouteNote> routes) {
         ObjectNode root = header(chunkObject());
         ArrayNode array = root.putArray("choices");
         for (int i = 0; i < choices.size(); i++) {
             choice(array, i, choices.get(i));
         }
         root.set("usage", usage(usage));
+        routing(root, routes);
         return Json.write(root);
     }
 

@@ -1,5 +1,8 @@
 package io.squall.gateway.service;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.squall.functions.api.GenerateRequest;
 import io.squall.functions.api.TokenChunk;
 import io.squall.gateway.admission.InFlightLimiter;
@@ -10,8 +13,10 @@ import io.squall.gateway.openai.ChatRequest;
 import io.squall.gateway.openai.CompletionRequest;
 import io.squall.gateway.openai.GenerationParams;
 import io.squall.gateway.openai.Json;
+import io.squall.gateway.openai.TokenizeRequest;
 import io.squall.gateway.preprocess.TextDelta;
 import io.squall.gateway.preprocess.TextStream;
+import io.squall.gateway.routing.RouteNote;
 import io.squall.gateway.security.ApiKeyGuard;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -94,13 +99,36 @@ public final class OpenAiService {
         return models.listJson();
     }
 
+    /**
+     * {@code POST /tokenize} (vLLM's extension): the prompt's token ids as generation would see them, with the
+     * model's context length: {@code {"count":n,"max_model_len":c,"tokens":[…]}}.
+     *
+     * @throws ApiException 401/429 from the key check, 404 for an unknown model, 400 for a bad body
+     */
+    public String tokenize(ApiRequest request) {
+        guard.check(request.authorization());
+        TokenizeRequest tokenize = TokenizeRequest.parse(Json.parse(request.body()));
+        ModelRegistry.Served served = models.get(tokenize.model());
+        int[] ids = tokenize.prompt() != null ? served.preprocessor().text(tokenize.prompt())
+                : served.preprocessor().chat(tokenize.messages(), null);
+        ObjectNode root = Json.object();
+        root.put("count", ids.length);
+        root.put("max_model_len", served.endpoint().contextLength());
+        ArrayNode tokens = root.putArray("tokens");
+        for (int id : ids) {
+            tokens.add(id);
+        }
+        return Json.write(root);
+    }
+
     /** {@code POST /v1/chat/completions}. */
     public Reply chat(ApiRequest request) {
         long start = System.nanoTime();
         String model = UNKNOWN_MODEL;
         try {
             guard.check(request.authorization());
-            ChatRequest chat = ChatRequest.parse(Json.parse(request.body()));
+            JsonNode body = Json.parse(request.body());
+            ChatRequest chat = ChatRequest.parse(body);
             ModelRegistry.Served served = models.get(chat.params().model());
             model = served.name();
             served.preprocessor().checkLogitBias(chat.params().sampling().logitBias());
@@ -108,7 +136,7 @@ public final class OpenAiService {
             int budget = served.preprocessor().budget(prompt.length, chat.params().maxTokens());
             boolean tools = chat.tools() != null;
             Job job = new Job(Route.CHAT, served, chat.params(), List.of(prompt), List.of(), new int[] {budget}, start,
-                    tools, request.emitOn());
+                    tools, request.emitOn(), notes(chat.params().n()), GenerationParams.returnRouting(body));
             ResponseFormat format = new ChatFormat(newId("chatcmpl-"), Instant.now().getEpochSecond(), model,
                     served.endpoint().tokenizer(), job.choices(), tools);
             return reply(job, format, request.delivery());
@@ -123,7 +151,8 @@ public final class OpenAiService {
         String model = UNKNOWN_MODEL;
         try {
             guard.check(request.authorization());
-            CompletionRequest completion = CompletionRequest.parse(Json.parse(request.body()));
+            JsonNode body = Json.parse(request.body());
+            CompletionRequest completion = CompletionRequest.parse(body);
             ModelRegistry.Served served = models.get(completion.params().model());
             model = served.name();
             served.preprocessor().checkLogitBias(completion.params().sampling().logitBias());
@@ -145,13 +174,23 @@ public final class OpenAiService {
                 }
             }
             Job job = new Job(Route.COMPLETIONS, served, completion.params(), prompts, echoes, budgets, start, false,
-                    request.emitOn());
+                    request.emitOn(), notes(prompts.size() * completion.params().n()),
+                    GenerationParams.returnRouting(body));
             ResponseFormat format = new CompletionFormat(newId("cmpl-"), Instant.now().getEpochSecond(), model,
                     served.endpoint().tokenizer(), job.choices());
             return reply(job, format, request.delivery());
         } catch (RuntimeException e) {
             throw rejected(Route.COMPLETIONS, model, start, e);
         }
+    }
+
+    /** One note per choice, for the router to fill in. */
+    private static List<RouteNote> notes(int choices) {
+        List<RouteNote> notes = new ArrayList<>(choices);
+        for (int i = 0; i < choices; i++) {
+            notes.add(new RouteNote());
+        }
+        return notes;
     }
 
     private ApiException rejected(Route route, String model, long start, RuntimeException failure) {
@@ -170,9 +209,16 @@ public final class OpenAiService {
      * @param echoes  per prompt, the text each of its choices starts with ({@code echo}); empty when not echoing
      * @param budgets token budget per prompt
      * @param emitOn  where the worker's tokens are turned into output
+     * @param routes  per choice, where the router sent it
+     * @param reportRouting whether the response shows {@code routes} (the extension {@code return_routing})
      */
     private record Job(Route route, ModelRegistry.Served served, GenerationParams params, List<int[]> prompts,
-                       List<String> echoes, int[] budgets, long startNanos, boolean toolsActive, Scheduler emitOn) {
+                       List<String> echoes, int[] budgets, long startNanos, boolean toolsActive, Scheduler emitOn,
+                       List<RouteNote> routes, boolean reportRouting) {
+
+        List<RouteNote> reportedRoutes() {
+            return reportRouting ? routes : List.of();
+        }
 
         int choices() {
             return prompts.size() * params.n();
@@ -203,7 +249,7 @@ public final class OpenAiService {
         Observer observer = new Observer(job);
         Flux<String> chunks = observed(job, observer).map(d -> format.chunk(d.index(), d.delta()));
         if (job.params().includeUsage()) {
-            chunks = chunks.concatWith(Mono.fromSupplier(() -> format.usageChunk(observer.usage())));
+            chunks = chunks.concatWith(Mono.fromSupplier(() -> format.usageChunk(observer.usage(), job.reportedRoutes())));
         }
         return chunks;
     }
@@ -217,7 +263,7 @@ public final class OpenAiService {
                     for (Indexed d : deltas) {
                         choices[d.index()] = choices[d.index()] == null ? d.delta() : choices[d.index()].append(d.delta());
                     }
-                    return format.response(List.of(choices), observer.usage());
+                    return format.response(List.of(choices), observer.usage(), job.reportedRoutes());
                 });
     }
 
@@ -252,6 +298,7 @@ public final class OpenAiService {
         GenerateRequest request = new GenerateRequest(newId("seq-"), prompt, params.samplingFor(index % params.n()),
                 job.budgets()[promptIndex], params.ignoreEos(), params.topLogprobs());
         Flux<TokenChunk> upstream = Flux.defer(() -> job.served().endpoint().service().generate(request))
+                .contextWrite(job.routes().get(index)::into)
                 .publishOn(job.emitOn(), TOKEN_WINDOW);
         Flux<TextDelta> text = TextStream.of(upstream, job.served().endpoint().tokenizer(), params.stop(), prompt.length,
                 () -> metrics.cancellation("stop_string"));
@@ -333,6 +380,11 @@ public final class OpenAiService {
         void onComplete() {
             if (finish(200)) {
                 metrics.tokens(model, job.promptTokens(), completionTokens, cachedTokens);
+                for (RouteNote note : job.routes()) {
+                    if (note.worker() != null) {
+                        metrics.routed(model, note.worker().toString(), note.overlapBlocks(), note.migrations());
+                    }
+                }
             }
         }
 

@@ -6,6 +6,8 @@ import io.squall.functions.api.TokenChunk;
 import io.squall.functions.engine.tokenizer.Tokenizer;
 import io.squall.gateway.openai.Json;
 import io.squall.gateway.preprocess.TextDelta;
+import io.squall.gateway.routing.RouteDecision;
+import io.squall.gateway.routing.RouteNote;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -31,15 +33,42 @@ abstract sealed class ResponseFormat permits ChatFormat, CompletionFormat {
     /** A streamed chunk for choice {@code index}. */
     abstract String chunk(int index, TextDelta delta);
 
-    /** The whole response; {@code choices.get(i)} is choice i's text, counts and end, joined. */
-    abstract String response(List<TextDelta> choices, TokenChunk.Usage usage);
+    /**
+     * The whole response; {@code choices.get(i)} is choice i's text, counts and end, joined; {@code routes} each
+     * choice's routing when the request asked for it, else empty.
+     */
+    abstract String response(List<TextDelta> choices, TokenChunk.Usage usage, List<RouteNote> routes);
 
-    /** The streamed chunk that ends a stream with {@code stream_options.include_usage}. */
-    final String usageChunk(TokenChunk.Usage usage) {
+    /** The streamed chunk that ends a stream with {@code stream_options.include_usage}; routing as in {@link #response}. */
+    final String usageChunk(TokenChunk.Usage usage, List<RouteNote> routes) {
         ObjectNode root = header(chunkObject());
         root.putArray("choices");
         root.set("usage", usage(usage));
+        routing(root, routes);
         return Json.write(root);
+    }
+
+    /**
+     * The extension field {@code routing}: per choice, the worker that served it last, the leading prompt blocks the
+     * router believed it held ({@code null} when the policy keeps no KV index) and how often the choice moved.
+     */
+    protected static void routing(ObjectNode root, List<RouteNote> routes) {
+        if (routes.isEmpty()) {
+            return;
+        }
+        ArrayNode array = root.putArray("routing");
+        for (int i = 0; i < routes.size(); i++) {
+            RouteNote note = routes.get(i);
+            ObjectNode entry = array.addObject();
+            entry.put("index", i);
+            entry.put("worker", note.worker() == null ? null : note.worker().toString());
+            if (note.overlapBlocks() == RouteDecision.UNKNOWN) {
+                entry.putNull("overlap_blocks");
+            } else {
+                entry.put("overlap_blocks", note.overlapBlocks());
+            }
+            entry.put("migrations", note.migrations());
+        }
     }
 
     abstract String chunkObject();

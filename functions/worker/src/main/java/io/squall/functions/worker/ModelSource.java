@@ -1,6 +1,5 @@
 package io.squall.functions.worker;
 
-import io.squall.functions.engine.mock.StepTimingModel;
 import io.squall.functions.engine.model.Model;
 import io.squall.functions.worker.local.ExclusiveKernels;
 import io.squall.kernels.Kernels;
@@ -23,9 +22,12 @@ public interface ModelSource {
         };
     }
 
-    /** The mock engine over the vocabulary of {@code file} (see {@link MockEngine}); one engine serves every worker. */
-    static ModelSource mock(Path file, StepTimingModel timing, double speedup) {
-        MockEngine engine = MockEngine.open(file, timing, speedup);
+    /**
+     * One engine for every worker of this process, which the workers do not close: a {@link MockEngine}, whose
+     * forward passes are independent, or a shared {@link ModelEngine} (see {@link #shared}).
+     */
+    static ModelSource of(Engine engine) {
+        Objects.requireNonNull(engine, "engine");
         return () -> engine;
     }
 
@@ -35,7 +37,6 @@ public interface ModelSource {
      * workers.
      */
     static ModelSource shared(Model model, Kernels kernels) {
-        Engine engine = new ModelEngine(model, new ExclusiveKernels(kernels), false);
-        return () -> engine;
+        return of(new ModelEngine(model, new ExclusiveKernels(kernels), false));
     }
 }

@@ -5,6 +5,7 @@ import io.squall.functions.engine.batch.BatchConfig;
 import io.squall.functions.engine.batch.BatchScheduler;
 import io.squall.functions.engine.batch.GenerationRequest;
 import io.squall.functions.engine.batch.KvPool;
+import io.squall.functions.api.FinishReason;
 import io.squall.functions.engine.batch.TokenSink;
 import io.squall.functions.engine.model.Architecture;
 import io.squall.functions.engine.model.ForwardPass;

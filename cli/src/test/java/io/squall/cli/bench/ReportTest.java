@@ -1,0 +1,56 @@
+package io.squall.cli.bench;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class ReportTest {
+
+    private static Report.Result ok(long sentMs, int prompt, int cached, String worker, int ceiling) {
+        return new Report.Result(null, sentMs * 1_000_000, 0, new Outcome(50_000_000, new long[] {10_000_000}, 200_000_000,
+                8, "", null, new Outcome.Served(prompt, cached, worker, cached / 16, 0)), ceiling);
+    }
+
+    private static Report.Result failed(long sentMs, String error) {
+        return new Report.Result(null, sentMs * 1_000_000, 0, Outcome.failed(1_000_000, error), 0);
+    }
+
+    @Test
+    void groupsErrorsByMessageWithTheNumbersBlankedMostFrequentFirst() {
+        Map<String, Long> kinds = Report.errorKinds(List.of(
+                Outcome.failed(1, "HTTP 400: the prompt needs 219 KV blocks; the worker has 192"),
+                Outcome.failed(1, "HTTP 400: the prompt needs 230 KV blocks; the worker has 192"),
+                Outcome.failed(1, "HTTP 503: overloaded"),
+                Outcome.failed(1, "HTTP 400: the prompt needs 301 KV blocks; the worker has 192")));
+        assertThat(kinds).containsExactly(
+                Map.entry("HTTP N: the prompt needs N KV blocks; the worker has N", 3L),
+                Map.entry("HTTP N: overloaded", 1L));
+    }
+
+    @Test
+    void reportsTheHitRateItsCeilingAndTheRoutersEfficiencyInSimulatedTime() {
+        Report.Run run = new Report.Run(List.of(
+                ok(0, 100, 0, "a", 0),
+                ok(10, 100, 64, "a", 96),
+                ok(20, 100, 32, "b", 96),
+                failed(30, "HTTP 503: overloaded")), 1_000_000_000L);
+        Map<String, Object> report = Report.of(run, new Report.Options(10, 16, null));
+        assertThat(report.get("cache_hit_rate")).isEqualTo(0.32);
+        assertThat(report.get("cache_hit_ceiling")).isEqualTo(0.64);
+        assertThat(report.get("router_efficiency")).isEqualTo(0.5);
+        assertThat(report.get("errors")).isEqualTo(1L);
+        assertThat(report.get("duration_s")).isEqualTo(10.0);
+        @SuppressWarnings("unchecked")
+        Map<String, Double> ttft = (Map<String, Double>) report.get("ttft_ms");
+        assertThat(ttft.get("p50")).isEqualTo(500.0); // 50 ms of wall time at speedup 10
+        @SuppressWarnings("unchecked")
+        Map<String, Object> routing = (Map<String, Object>) report.get("routing");
+        @SuppressWarnings("unchecked")
+        Map<String, Map<String, Long>> byWorker = (Map<String, Map<String, Long>>) routing.get("by_worker");
+        assertThat(byWorker.get("a")).containsEntry("requests", 2L).containsEntry("cached_tokens", 64L);
+        assertThat((List<?>) routing.get("requests")).hasSize(4);
+    }
+}

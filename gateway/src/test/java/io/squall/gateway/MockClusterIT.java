@@ -1,0 +1,136 @@
+package io.squall.gateway;
+
+import static io.squall.gateway.Conditions.await;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.hazelcast.core.HazelcastInstance;
+import io.squall.functions.discovery.WorkerRole;
+import io.squall.functions.discovery.hazelcast.DiscoveryConfig;
+import io.squall.functions.discovery.hazelcast.HazelcastDiscovery;
+import io.squall.functions.engine.batch.BatchConfig;
+import io.squall.functions.engine.gguf.GgufFile;
+import io.squall.functions.engine.mock.StepTimingModel;
+import io.squall.functions.worker.MockEngine;
+import io.squall.functions.worker.ModelSource;
+import io.squall.functions.worker.WorkerConfig;
+import io.squall.functions.worker.kv.KvConfig;
+import io.squall.functions.worker.kv.KvEventRelay;
+import io.squall.functions.worker.kv.KvSharing;
+import io.squall.functions.worker.micronaut.WorkerApplication;
+import io.squall.gateway.routing.KvRoutingPolicy;
+import io.squall.gateway.routing.RoutedGenerateService;
+import io.squall.kvgrid.grid.BlockDirectory;
+import io.squall.kvgrid.Tier;
+import io.squall.kvgrid.grid.KvEventTopic;
+import io.squall.kvgrid.index.OverlapScores;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Eight mock workers (the real worker stage, scheduler, KV pool and KV events, with a timing model for the forward
+ * pass) behind the real gateway and KV-aware router, over HTTP: what {@code squall serve --engine mock --workers 8}
+ * runs, and what cluster-scale measurements stand on.
+ */
+class MockClusterIT {
+
+    private static final int WORKERS = 8;
+    private static final ObjectMapper JSON = new ObjectMapper();
+    /** 2 ms a step plus a little per row, run 10× faster than modelled: a quick test that still paces steps. */
+    private static final StepTimingModel TIMING = new StepTimingModel(new int[] {1, 512}, new double[] {0.002, 0.02},
+            1e-9, 1e-10);
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void eightMockWorkersServeThroughTheKvRouterDeterministicallyAndFollowUpsLandWhereTheirPrefixIs() throws Exception {
+        Path model = ClusterFixtures.smallLlama(dir.resolve("vocab.gguf"), 4096, 31);
+        HazelcastInstance member = ClusterFixtures.member("mock-cluster-it-");
+        BlockDirectory directory = new BlockDirectory(member);
+        KvEventTopic topic = new KvEventTopic(member);
+        List<WorkerApplication> workers = new ArrayList<>();
+        KvEventRelay relay = new KvEventRelay(batch -> {
+            directory.apply(batch);
+            topic.publish(batch);
+        }, 4096);
+        MockEngine engine = MockEngine.open(model, TIMING, 10);
+        try (HazelcastDiscovery discovery = new HazelcastDiscovery(member, DiscoveryConfig.defaults());
+             KvRoutingPolicy policy = new KvRoutingPolicy(topic, directory, KvRoutingPolicy.Config.defaults());
+             RoutedGenerateService route = new RoutedGenerateService(discovery.discovery(), policy);
+             GgufFile file = GgufFile.open(model)) {
+            for (int i = 0; i < WORKERS; i++) {
+                WorkerApplication worker = WorkerApplication.start(WorkerConfig.loopback(WorkerRole.AGGREGATED,
+                        BatchConfig.defaults(), KvConfig.inMemory(512)), ModelSource.of(engine), discovery.discovery(),
+                        KvSharing.cluster(relay, directory));
+                workers.add(worker);
+            }
+            for (WorkerApplication worker : workers) {
+                worker.worker().ready().get(60, TimeUnit.SECONDS);
+            }
+            await("all workers registered", () -> discovery.discovery().instances().size() == WORKERS);
+            try (GatewayServer gateway = GatewayServer.start(GatewayConfig.loopback(),
+                    Map.of("m", ModelEndpoint.fromGguf(file.metadata(), route)))) {
+                Http http = Http.to(gateway);
+                SplittableRandom random = new SplittableRandom(12);
+                // eight users, each with a system prefix of its own
+                List<int[]> prefixes = IntStream.range(0, WORKERS).mapToObj(u -> random.ints(160, 3, 250).toArray()).toList();
+                Map<Integer, String> firstWorker = new java.util.HashMap<>();
+                Map<Integer, String> firstText = new java.util.HashMap<>();
+                for (int u = 0; u < WORKERS; u++) {
+                    JsonNode reply = complete(http, prefixes.get(u), 12);
+                    assertThat(reply.at("/usage/completion_tokens").asInt()).isEqualTo(12);
+                    firstWorker.put(u, reply.at("/routing/0/worker").asText());
+                    firstText.put(u, reply.at("/choices/0/text").asText());
+                }
+                for (int[] prefix : prefixes) {
+                    await("the router knows where every user's prefix is", () -> {
+                        OverlapScores scores = policy.lookup(prefix).block();
+                        return scores.size() == 1 && scores.blocks(0, Tier.G1) == 10;
+                    });
+                }
+                Set<String> used = new HashSet<>(firstWorker.values());
+                assertThat(used).as("load spread the first requests over the workers").hasSizeGreaterThan(1);
+                for (int u = 0; u < WORKERS; u++) {
+                    JsonNode again = complete(http, prefixes.get(u), 12);
+                    assertThat(again.at("/choices/0/text").asText()).as("a repeated prompt, now served from cache, gives the same tokens")
+                            .isEqualTo(firstText.get(u));
+                    int[] followUp = IntStream.concat(IntStream.of(prefixes.get(u)), random.ints(20, 3, 250)).toArray();
+                    JsonNode reply = complete(http, followUp, 4);
+                    assertThat(reply.at("/routing/0/worker").asText()).as("user %d's follow-up goes to its prefix", u)
+                            .isEqualTo(firstWorker.get(u));
+                    assertThat(reply.at("/routing/0/overlap_blocks").asInt()).isGreaterThanOrEqualTo(10);
+                    assertThat(reply.at("/usage/prompt_tokens_details/cached_tokens").asInt()).isGreaterThanOrEqualTo(160);
+                }
+                String metrics = http.get("/metrics").body();
+                assertThat(metrics).contains("squall_router_decisions_total").contains("squall_router_overlap_blocks");
+                JsonNode tokens = JSON.readTree(http.post("/tokenize", "{\"model\":\"m\",\"prompt\":\"Hello\"}").body());
+                assertThat(tokens.get("count").asInt()).isEqualTo(tokens.get("tokens").size()).isPositive();
+            }
+        } finally {
+            workers.forEach(WorkerApplication::close);
+            relay.close();
+            member.getLifecycleService().terminate();
+        }
+    }
+
+    private static JsonNode complete(Http http, int[] prompt, int maxTokens) throws Exception {
+        String ids = IntStream.of(prompt).mapToObj(Integer::toString).collect(Collectors.joining(","));
+        HttpResponse<String> response = http.post("/v1/completions", "{\"model\":\"m\",\"prompt\":[" + ids + "],"
+                + "\"max_tokens\":" + maxTokens + ",\"temperature\":0,\"ignore_eos\":true,\"return_routing\":true}");
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+        return JSON.readTree(response.body());
+    }
+}
