@@ -15,4 +15,9 @@ public record Replicas(int target, int current, int ready) {
                     + " current=" + current + " ready=" + ready);
         }
     }
+
+    /** A pool with nothing in it and nothing asked for. */
+    public static Replicas none() {
+        return new Replicas(0, 0, 0);
+    }
 }

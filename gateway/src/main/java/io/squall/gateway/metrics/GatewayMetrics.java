@@ -2,12 +2,14 @@ package io.squall.gateway.metrics;
 
 import io.prometheus.client.CollectorRegistry;
 import io.squall.functions.stage.StageEndpoints;
+import io.squall.functions.discovery.traffic.TrafficRecorder;
 import io.prometheus.client.Counter;
 import io.prometheus.client.Collector;
 import io.prometheus.client.GaugeMetricFamily;
 import io.prometheus.client.Histogram;
 
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.IntSupplier;
 
 /**
@@ -58,6 +60,9 @@ public final class GatewayMetrics {
                     "Worker generations the gateway cancelled, by reason (stop_string, disconnect, timeout, error).")
             .labelNames("reason").register(registry);
 
+    private final TrafficRecorder traffic = new TrafficRecorder("gateway-" + Long.toHexString(
+            ThreadLocalRandom.current().nextLong() >>> 1));
+
     /**
      * @param inFlight requests holding an in-flight permit
      * @param queued   requests waiting for one
@@ -76,6 +81,11 @@ public final class GatewayMetrics {
         }.register(registry);
     }
 
+    /** This gateway's traffic as planners read it (published by whoever runs the gateway in a cluster). */
+    public TrafficRecorder traffic() {
+        return traffic;
+    }
+
     /** The registry, to expose or to add collectors to. */
     public CollectorRegistry registry() {
         return registry;
@@ -86,23 +96,34 @@ public final class GatewayMetrics {
         return StageEndpoints.prometheus(registry);
     }
 
+    /** An accepted generation request began (it will end in {@link #request}). */
+    public void started() {
+        traffic.requestStarted();
+    }
+
     public void request(String route, String model, int status, double seconds) {
         requests.labels(route, model, Integer.toString(status)).inc();
         duration.labels(route, model).observe(seconds);
+        if (status >= 500) {
+            traffic.requestFailed();
+        }
     }
 
     public void timeToFirstToken(String model, double seconds) {
         ttft.labels(model).observe(seconds);
+        traffic.timeToFirstToken(seconds);
     }
 
     public void interTokenLatency(String model, double seconds) {
         itl.labels(model).observe(seconds);
+        traffic.interTokenLatency(seconds);
     }
 
     public void tokens(String model, int input, int output, int cached) {
         inputTokens.labels(model).observe(input);
         outputTokens.labels(model).observe(output);
         cachedTokens.labels(model).inc(cached);
+        traffic.requestFinished(input, output, cached);
     }
 
     /**

@@ -352,6 +352,7 @@ public final class OpenAiService {
         Observer(Job job) {
             this.job = job;
             this.model = job.served().name();
+            metrics.started();
         }
 
         void onNext(Indexed indexed) {

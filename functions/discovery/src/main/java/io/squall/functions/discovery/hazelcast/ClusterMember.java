@@ -17,7 +17,8 @@ import java.util.Objects;
 
 /**
  * This process's membership of a Squall cluster: an embedded Hazelcast member, {@link HazelcastDiscovery}
- * over it, the cluster-wide {@link BlockDirectory} and the {@link KvEventTopic} routers follow.
+ * over it, the cluster-wide {@link BlockDirectory}, the {@link KvEventTopic} routers follow and the
+ * {@link TrafficBoard} planners read.
  *
  * <p>{@link #publishKvEvents(List)} is the one place that states how a worker's KV events reach the
  * cluster: the directory first, then the topic, so a router that sees an event on the topic can rely on
@@ -37,6 +38,7 @@ public final class ClusterMember implements AutoCloseable {
     private final HazelcastDiscovery discovery;
     private final BlockDirectory directory;
     private final KvEventTopic kvEventTopic;
+    private final TrafficBoard trafficBoard;
 
     /** Wraps a started member; closing this shuts it down. */
     public ClusterMember(HazelcastInstance member) {
@@ -44,6 +46,7 @@ public final class ClusterMember implements AutoCloseable {
         this.discovery = new HazelcastDiscovery(member, DiscoveryConfig.defaults());
         this.directory = new BlockDirectory(member);
         this.kvEventTopic = new KvEventTopic(member);
+        this.trafficBoard = new TrafficBoard(member);
     }
 
     /**
@@ -78,6 +81,11 @@ public final class ClusterMember implements AutoCloseable {
     /** The cluster's KV event stream, which KV-aware routers follow. */
     public KvEventTopic kvEventTopic() {
         return kvEventTopic;
+    }
+
+    /** Where gateways publish their traffic and planners read it. */
+    public TrafficBoard trafficBoard() {
+        return trafficBoard;
     }
 
     /**
