@@ -16,6 +16,8 @@ import io.squall.functions.worker.kv.KvEventSink;
 import io.squall.kvgrid.WorkerId;
 import io.squall.kvgrid.metrics.KvStats;
 import io.squall.scheduler.profile.Profile;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -34,7 +36,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class WorkerProfiler {
 
-    private static final System.Logger LOG = System.getLogger(WorkerProfiler.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(WorkerProfiler.class);
     private static final long TIMEOUT_MINUTES = 30;
 
     /**
@@ -85,7 +87,7 @@ public final class WorkerProfiler {
             List<Profile.PrefillPoint> prefill = new ArrayList<>();
             for (int isl : plan.isls()) {
                 if (isl >= pass.maxPositions() || blocks(isl + 1) > kv.blocks()) {
-                    LOG.log(System.Logger.Level.WARNING, "skipping prompt length {0}: beyond the context or the KV pool", isl);
+                    LOG.warn("skipping prompt length {}: beyond the context or the KV pool", isl);
                     continue;
                 }
                 double[] ttft = new double[plan.repeats()];
@@ -95,7 +97,7 @@ public final class WorkerProfiler {
                     samples.addAll(RecordingForwardPass.samples(pass.steps()));
                 }
                 prefill.add(new Profile.PrefillPoint(isl, median(ttft)));
-                LOG.log(System.Logger.Level.INFO, "prefill {0} tokens: {1} ms", isl, median(ttft));
+                LOG.info("prefill {} tokens: {} ms", isl, median(ttft));
             }
             List<Profile.DecodePoint> decode = new ArrayList<>();
             for (int context : plan.contexts()) {
@@ -109,7 +111,7 @@ public final class WorkerProfiler {
                         List<StepTimingFit.Sample> samples) throws InterruptedException {
         int[] shared = prompt(context - 1);
         if (context + plan.decodeTokens() >= pass.maxPositions()) {
-            LOG.log(System.Logger.Level.WARNING, "skipping context {0}: beyond the context", context);
+            LOG.warn("skipping context {}: beyond the context", context);
             return;
         }
         run(scheduler, List.of(extend(shared)), 1); // computes the shared prompt once; the batches reuse it
@@ -117,7 +119,7 @@ public final class WorkerProfiler {
             int perSequence = blocks(context + plan.decodeTokens()) - (context - 1) / kv.blockSize();
             if (sequences > batch.maxRunningSequences()
                     || (context - 1) / kv.blockSize() + (long) sequences * perSequence > kv.blocks()) {
-                LOG.log(System.Logger.Level.WARNING, "skipping {0} sequences at context {1}: beyond the batch or the KV pool",
+                LOG.warn("skipping {} sequences at context {}: beyond the batch or the KV pool",
                         sequences, context);
                 continue;
             }
@@ -137,11 +139,11 @@ public final class WorkerProfiler {
                     .filter(s -> s.shape().decodeRows() == sequences && s.shape().rows() == sequences)
                     .mapToDouble(s -> s.shape().decodeContext() / (double) sequences).average().orElse(context));
             if (itl.length == 0) {
-                LOG.log(System.Logger.Level.WARNING, "no pure decode step of {0} sequences at context {1}", sequences, context);
+                LOG.warn("no pure decode step of {} sequences at context {}", sequences, context);
                 continue;
             }
             decode.add(new Profile.DecodePoint(sequences, (int) meanContext, median(itl)));
-            LOG.log(System.Logger.Level.INFO, "decode {0} sequences at context {1}: {2} ms a step", sequences, meanContext,
+            LOG.info("decode {} sequences at context {}: {} ms a step", sequences, meanContext,
                     median(itl));
         }
     }
