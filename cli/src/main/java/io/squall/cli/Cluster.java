@@ -2,6 +2,7 @@ package io.squall.cli;
 
 import io.squall.functions.discovery.Discovery;
 import io.squall.functions.discovery.hazelcast.ClusterMember;
+import io.squall.functions.discovery.hazelcast.TrafficBoard;
 import io.squall.functions.worker.kv.KvEventRelay;
 import io.squall.functions.worker.kv.KvSharing;
 import io.squall.kvgrid.grid.BlockDirectory;
@@ -54,6 +55,11 @@ final class Cluster implements AutoCloseable {
     /** The cluster's KV event stream, which KV-aware routers follow. */
     KvEventTopic kvEventTopic() {
         return member.kvEventTopic();
+    }
+
+    /** Where gateways publish their traffic and planners read it. */
+    TrafficBoard trafficBoard() {
+        return member.trafficBoard();
     }
 
     /** The cluster-wide block directory. */

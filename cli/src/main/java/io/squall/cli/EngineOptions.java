@@ -48,6 +48,25 @@ final class EngineOptions {
         };
     }
 
+    /** These options as a worker's command line takes them, so the planner's workers run the same engine. */
+    List<String> asArguments() {
+        List<String> args = new ArrayList<>(List.of("--engine", engine));
+        if (profile != null) {
+            args.addAll(List.of("--profile", profile.toAbsolutePath().toString()));
+        }
+        args.addAll(List.of("--speedup", Double.toString(speedup)));
+        if (stepMs != null) {
+            args.addAll(List.of("--step-ms", String.join(",", stepMs)));
+        }
+        if (decodeNsPerToken != null) {
+            args.addAll(List.of("--decode-ns-per-token", Double.toString(decodeNsPerToken)));
+        }
+        if (prefillNsPerPair != null) {
+            args.addAll(List.of("--prefill-ns-per-pair", Double.toString(prefillNsPerPair)));
+        }
+        return args;
+    }
+
     /** The mock engine over the vocabulary of {@code model}. */
     MockEngine mockEngine(Path model) {
         return MockEngine.open(model, timing(), speedup);

@@ -8,10 +8,15 @@ import io.squall.gateway.routing.KvRoutingPolicy;
 import io.squall.gateway.routing.RoutedGenerateService;
 import io.squall.gateway.routing.Routers;
 import io.squall.kvgrid.hash.BlockHasher;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.List;
 import java.util.Map;
 
@@ -62,12 +67,26 @@ final class GatewayOptions {
         return servedModelName != null ? servedModelName : file.getFileName().toString().replaceFirst("\\.gguf$", "");
     }
 
-    /** A running gateway and the route it sends requests by; closing stops both. */
-    record FrontDoor(GatewayServer server, RoutedGenerateService route) implements AutoCloseable {
+    /** How often a gateway publishes its traffic for planners. */
+    private static final Duration TRAFFIC_PERIOD = Duration.ofSeconds(1);
+
+    /** A running gateway, the route it sends requests by and its traffic publisher; closing stops them. */
+    record FrontDoor(GatewayServer server, RoutedGenerateService route, ScheduledExecutorService traffic)
+            implements AutoCloseable {
         @Override
         public void close() {
+            traffic.shutdownNow();
             server.close();
             route.close();
+        }
+    }
+
+    /** One snapshot of the gateway's traffic onto the cluster's board; a failure is retried at the next period. */
+    private static void publish(GatewayServer server, Cluster cluster) {
+        try {
+            cluster.trafficBoard().publish(server.metrics().traffic().snapshot(System.currentTimeMillis()));
+        } catch (RuntimeException e) {
+            LoggerFactory.getLogger(GatewayOptions.class).debug("publishing the gateway's traffic failed", e);
         }
     }
 
@@ -86,7 +105,10 @@ final class GatewayOptions {
                 router.policy(() -> new KvRoutingPolicy(cluster.kvEventTopic(), cluster.blockDirectory(), kvConfig)));
         try {
             GatewayServer server = GatewayServer.start(config, Map.of(modelName, ModelEndpoint.fromGguf(metadata, route)));
-            return new FrontDoor(server, route);
+            ScheduledExecutorService traffic = Executors.newSingleThreadScheduledExecutor(
+                    Thread.ofPlatform().name("squall-traffic").daemon(true).factory());
+            traffic.scheduleAtFixedRate(() -> publish(server, cluster), 0, TRAFFIC_PERIOD.toMillis(), TimeUnit.MILLISECONDS);
+            return new FrontDoor(server, route, traffic);
         } catch (RuntimeException e) {
             route.close();
             throw e;

@@ -46,6 +46,10 @@ final class ProfileCommand implements Callable<Integer> {
     @Option(names = "--hardware", description = "what it runs on, e.g. cpu2 (default: cpu and the core count)")
     String hardware;
 
+    @Option(names = "--source", description = "how the figures were obtained, for the profile's readers (default: "
+            + "this command and the date)")
+    String provenance;
+
     @Option(names = "--isl", split = ",", defaultValue = "16,64,128,256,512,1024,2048",
             description = "prompt lengths of the prefill table (default: ${DEFAULT-VALUE})")
     List<Integer> isls;
@@ -82,14 +86,15 @@ final class ProfileCommand implements Callable<Integer> {
             modelName = name != null ? name : opened.modelName();
             spec.commandLine().getErr().println("squall bench profile: measuring " + modelName + " on "
                     + opened.describe() + " (a few minutes)");
-            measured = new WorkerProfiler(opened.forwardPass(stage.context()), batch, stage.kv())
+            measured = new WorkerProfiler(opened.forwardPass(stage.context()), batch, stage.kv(),
+                    engine.mock() ? engine.speedup : 1)
                     .measure(new WorkerProfiler.Plan(isls, batches, contexts, decodeTokens, repeats));
         }
         StepTimingModel fitted = StepTimingFit.fit(measured.samples());
         Profile profile = new Profile(Profile.FORMAT, modelName,
                 hardware != null ? hardware : "cpu" + Runtime.getRuntime().availableProcessors(),
-                "measured by squall bench profile (" + (engine.mock() ? "mock" : "real") + " engine) on "
-                        + LocalDate.now(),
+                provenance != null ? provenance : "measured by squall bench profile (" + (engine.mock() ? "mock" : "real")
+                        + " engine) on " + LocalDate.now(),
                 new Profile.WorkerShape(stage.kv().blockSize(), batch.maxRunningSequences(), batch.maxBatchedTokens(),
                         (long) stage.blocks() * stage.kv().blockSize(), stage.context()),
                 ProfileTimings.of(fitted), measured.prefill(), measured.decode());

@@ -1,7 +1,11 @@
 package io.squall.cli;
 
 import io.squall.functions.discovery.WorkerRole;
+import io.squall.functions.engine.gguf.GgufFile;
 import io.squall.functions.engine.model.Model;
+import io.squall.scheduler.PlannerConfig;
+import io.squall.scheduler.Pool;
+import io.squall.scheduler.sizing.PerformanceModel;
 import io.squall.functions.worker.Engine;
 import io.squall.functions.worker.ModelSource;
 import io.squall.functions.worker.WorkerConfig;
@@ -16,7 +20,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 
 /**
@@ -63,6 +69,21 @@ final class ServeCommand implements Callable<Integer> {
     @CommandLine.Mixin
     EngineOptions engine;
 
+    @Option(names = "--planner", description = "the planner sizes the pools: workers run as processes it starts "
+            + "and drains (--connector local), starting from --workers or --prefill-workers/--decode-workers")
+    boolean planner;
+
+    @Option(names = "--connector", defaultValue = "local", description = "with --planner: local or dry-run "
+            + "(default: ${DEFAULT-VALUE})")
+    String connector;
+
+    @Option(names = "--planner-metrics-port", defaultValue = "9400", description = "with --planner: its /metrics "
+            + "(default: ${DEFAULT-VALUE})")
+    int plannerMetricsPort;
+
+    @CommandLine.Mixin
+    PlannerOptions plannerOptions;
+
     @Override
     public Integer call() throws Exception {
         boolean disaggregated = prefillWorkers > 0 || decodeWorkers > 0;
@@ -84,6 +105,9 @@ final class ServeCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--model " + file + " is not a file");
         }
         stage.defaultsFrom(engine.profileIfMock());
+        if (planner) {
+            return servePlanned(file, disaggregated, aggregated);
+        }
         List<AutoCloseable> owned = new ArrayList<>();
         ModelSource source;
         if (engine.mock()) {
@@ -123,6 +147,36 @@ final class ServeCommand implements Callable<Integer> {
             return 0;
         }
         cluster.awaitShutdown(stages.toArray(AutoCloseable[]::new));
+        return 0;
+    }
+
+    /** The gateway in this JVM; the workers are processes the planner starts, sizes and drains. */
+    private int servePlanned(Path file, boolean disaggregated, int aggregated) throws Exception {
+        PlannerConfig config = plannerOptions.config(disaggregated);
+        PerformanceModel performance = PlannerOptions.model(config, engine.profile);
+        GgufFile gguf = GgufFile.open(file);
+        Cluster cluster = Cluster.join(host, gridPort, null);
+        GatewayOptions.FrontDoor front = gateway.start(host, gateway.modelId(file), gguf.metadata(), cluster);
+        Map<Pool, Integer> initial = new EnumMap<>(Pool.class);
+        if (disaggregated) {
+            initial.put(Pool.PREFILL, prefillWorkers);
+            initial.put(Pool.DECODE, decodeWorkers);
+        } else {
+            initial.put(Pool.AGGREGATED, aggregated);
+        }
+        List<String> args = new ArrayList<>(List.of("--model", file.toAbsolutePath().toString()));
+        args.addAll(engine.asArguments());
+        args.addAll(stage.asArguments());
+        PlannerRun run = PlannerRun.start(cluster, config, performance, connector,
+                new WorkerLauncher(cluster.address(), host, args, stage.diskDir), initial,
+                engine.mock() ? engine.speedup : 1, host, plannerMetricsPort,
+                Path.of(System.getProperty("java.io.tmpdir"), "squall-serve-workers"));
+        System.err.println("squall serve: the planner sizes " + config.pools().keySet() + " of " + gateway.modelId(file)
+                + " (" + config.mode() + " mode, TTFT " + plannerOptions.ttftMs + " ms, ITL " + plannerOptions.itlMs
+                + " ms) through the " + run.connectorName() + " connector, starting from " + initial
+                + "; OpenAI API on http://" + host + ":" + front.server().httpPort() + "/v1; planner metrics on http://"
+                + host + ":" + run.metricsPort() + "/metrics; cluster member " + cluster.address());
+        cluster.awaitShutdown(front, run, gguf);
         return 0;
     }
 

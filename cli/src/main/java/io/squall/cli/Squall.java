@@ -24,6 +24,7 @@ import picocli.CommandLine.Command;
                 BenchCommand.class,
                 DeployCommand.class,
                 ImageCommand.class,
+                PlannerCommand.class,
         })
 public final class Squall implements Runnable {
 

@@ -7,6 +7,8 @@ import io.squall.scheduler.profile.Profile;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.time.Duration;
 
 /**
@@ -17,7 +19,8 @@ import java.time.Duration;
  */
 final class WorkerOptions {
 
-    private static final int DEFAULT_MAX_SEQUENCES = 64;
+    private static final int DEFAULT_MAX_SEQUENCES = BatchConfig.DEFAULT_MAX_RUNNING_SEQUENCES;
+    private static final int DEFAULT_MAX_BATCHED_TOKENS = BatchConfig.DEFAULT_MAX_BATCHED_TOKENS;
     private static final int DEFAULT_CONTEXT = 4096;
     private static final int DEFAULT_BLOCKS = 4096;
     private static final int BLOCK_SIZE = 16;
@@ -25,6 +28,10 @@ final class WorkerOptions {
     @Option(names = "--max-sequences", description = "sequences batched at once per worker (default: "
             + DEFAULT_MAX_SEQUENCES + ", or a mock engine's profile's)")
     Integer maxSequences;
+
+    @Option(names = "--max-batched-tokens", description = "tokens per forward pass, decode rows and prompt chunks "
+            + "together (default: " + DEFAULT_MAX_BATCHED_TOKENS + ", or a mock engine's profile's)")
+    Integer maxBatchedTokens;
 
     @Option(names = "--context", description = "longest sequence in tokens (default: " + DEFAULT_CONTEXT
             + ", or a mock engine's profile's)")
@@ -65,6 +72,7 @@ final class WorkerOptions {
         }
         Profile.WorkerShape shape = profile.worker();
         maxSequences = maxSequences != null ? maxSequences : shape.maxSequences();
+        maxBatchedTokens = maxBatchedTokens != null ? maxBatchedTokens : shape.maxBatchedTokens();
         context = context != null ? context : shape.contextLength();
         blocks = blocks != null ? blocks : (int) Math.min(Integer.MAX_VALUE, shape.kvCapacityTokens() / BLOCK_SIZE);
     }
@@ -79,10 +87,26 @@ final class WorkerOptions {
         return blocks != null ? blocks : DEFAULT_BLOCKS;
     }
 
+    /**
+     * These options as {@code squall worker} takes them, for worker processes started by a planner, but for the
+     * G3 directory, which each process needs of its own ({@link #diskDir}).
+     */
+    List<String> asArguments() {
+        List<String> args = new ArrayList<>(List.of("--max-sequences", Integer.toString(batch().maxRunningSequences()),
+                "--max-batched-tokens", Integer.toString(batch().maxBatchedTokens()),
+                "--context", Integer.toString(context()), "--kv-blocks", Integer.toString(blocks()),
+                "--kv-host-bytes", Long.toString(hostBytes), "--kv-disk-bytes", Long.toString(diskBytes),
+                "--disagg-min-tokens", Integer.toString(disaggMinTokens),
+                "--prefill-max-queue", Integer.toString(prefillMaxQueue),
+                "--prefill-timeout-seconds", Integer.toString(prefillTimeoutSeconds)));
+        return args;
+    }
+
     /** The batching limits: {@code --max-sequences}, the other limits at their defaults. */
     BatchConfig batch() {
         BatchConfig defaults = BatchConfig.defaults();
-        return new BatchConfig(maxSequences != null ? maxSequences : DEFAULT_MAX_SEQUENCES, defaults.maxBatchedTokens(), defaults.chunkedPrefill(),
+        return new BatchConfig(maxSequences != null ? maxSequences : DEFAULT_MAX_SEQUENCES,
+                maxBatchedTokens != null ? maxBatchedTokens : DEFAULT_MAX_BATCHED_TOKENS, defaults.chunkedPrefill(),
                 defaults.maxWaitingSequences(), defaults.prefixCaching());
     }
 

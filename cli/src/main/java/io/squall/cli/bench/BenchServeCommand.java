@@ -119,7 +119,7 @@ public final class BenchServeCommand implements Callable<Integer> {
             Report.Run run;
             String title;
             if (trace != null && MooncakeTrace.recognises(trace)) {
-                MooncakeTrace replay = MooncakeTrace.read(trace, traceBlockSize, alphabet(target), seed);
+                MooncakeTrace replay = MooncakeTrace.read(trace, traceBlockSize, MooncakeTrace.alphabet(target), seed);
                 TraceReplay.Schedule schedule = new TraceReplay.Schedule() {
                     @Override
                     public int size() {
@@ -158,24 +158,6 @@ public final class BenchServeCommand implements Callable<Integer> {
                     + " request(s) failed: " + kind));
             return 0;
         }
-    }
-
-    /**
-     * The tokens a synthesised trace prompt is drawn from: what the target's tokenizer makes of common words, less
-     * whatever it adds to any prompt (BOS), so every id is an ordinary token of the served model.
-     */
-    private static int[] alphabet(Target target) {
-        java.util.Set<Integer> added = new java.util.HashSet<>();
-        for (int id : target.tokenizeText("")) {
-            added.add(id);
-        }
-        int[] alphabet = java.util.Arrays.stream(target.tokenizeText(Workload.words(new java.util.Random(1), 400)))
-                .filter(id -> !added.contains(id)).distinct().sorted().toArray();
-        if (alphabet.length < 8) {
-            throw new IllegalStateException("the served model's tokenizer gave only " + alphabet.length
-                    + " distinct tokens for 400 words; cannot synthesise trace prompts");
-        }
-        return alphabet;
     }
 
     private Target target(EmbeddedStack stack) {

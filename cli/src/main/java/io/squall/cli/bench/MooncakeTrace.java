@@ -9,6 +9,10 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.Random;
+import java.util.Set;
 import java.util.Comparator;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -106,6 +110,24 @@ public final class MooncakeTrace {
         }
         entries.sort(Comparator.comparingLong(Entry::timestampMs));
         return new MooncakeTrace(List.copyOf(entries), blockSize, alphabet.clone(), seed);
+    }
+
+    /**
+     * The tokens synthesised prompts are drawn from: what {@code target}'s tokenizer makes of common words, less
+     * whatever it adds to any prompt (BOS), so every id is an ordinary token of the served model.
+     */
+    public static int[] alphabet(Target target) {
+        Set<Integer> added = new HashSet<>();
+        for (int id : target.tokenizeText("")) {
+            added.add(id);
+        }
+        int[] alphabet = Arrays.stream(target.tokenizeText(Workload.words(new Random(1), 400)))
+                .filter(id -> !added.contains(id)).distinct().sorted().toArray();
+        if (alphabet.length < 8) {
+            throw new IllegalStateException("the served model's tokenizer gave only " + alphabet.length
+                    + " distinct tokens for 400 words; cannot synthesise trace prompts");
+        }
+        return alphabet;
     }
 
     public List<Entry> entries() {

@@ -71,15 +71,15 @@ final class RecordingForwardPass implements ForwardPass {
 
     /**
      * Each step followed back to back by another, with the time from its start to the next one's: what a step costs
-     * the scheduler, sampling and bookkeeping included.
+     * the scheduler, sampling and bookkeeping included; times multiplied by {@code timeScale}.
      */
-    static List<StepTimingFit.Sample> samples(List<Step> steps) {
+    static List<StepTimingFit.Sample> samples(List<Step> steps, double timeScale) {
         List<StepTimingFit.Sample> samples = new ArrayList<>();
         for (int i = 0; i + 1 < steps.size(); i++) {
             Step step = steps.get(i);
             Step next = steps.get(i + 1);
             if (next.start() - step.end() <= BACK_TO_BACK_NANOS) {
-                samples.add(new StepTimingFit.Sample(step.shape(), (next.start() - step.start()) / 1e9));
+                samples.add(new StepTimingFit.Sample(step.shape(), (next.start() - step.start()) / 1e9 * timeScale));
             }
         }
         return samples;

@@ -68,14 +68,20 @@ public final class WorkerProfiler {
     private final RecordingForwardPass pass;
     private final BatchConfig batch;
     private final KvConfig kv;
+    private final double timeScale;
     private final SplittableRandom random = new SplittableRandom(20261123);
     private final AtomicLong ids = new AtomicLong();
 
-    /** @param kv the worker's G1 pool (no lower tiers: a profile measures compute) */
-    public WorkerProfiler(ForwardPass pass, BatchConfig batch, KvConfig kv) {
+    /**
+     * @param kv        the worker's G1 pool (no lower tiers: a profile measures compute)
+     * @param timeScale simulated seconds per wall-clock second: a mock engine's speedup (its measured times are
+     *                  scaled back to what they model), 1 for a real engine
+     */
+    public WorkerProfiler(ForwardPass pass, BatchConfig batch, KvConfig kv, double timeScale) {
         this.pass = new RecordingForwardPass(pass);
         this.batch = batch;
         this.kv = kv;
+        this.timeScale = timeScale;
     }
 
     /** Runs {@code plan}; takes a few minutes on a CPU worker. */
@@ -93,8 +99,8 @@ public final class WorkerProfiler {
                 double[] ttft = new double[plan.repeats()];
                 for (int r = 0; r < ttft.length; r++) {
                     pass.clear();
-                    ttft[r] = run(scheduler, List.of(prompt(isl)), 1).get(0).ttftMs();
-                    samples.addAll(RecordingForwardPass.samples(pass.steps()));
+                    ttft[r] = run(scheduler, List.of(prompt(isl)), 1).get(0).ttftMs() * timeScale;
+                    samples.addAll(RecordingForwardPass.samples(pass.steps(), timeScale));
                 }
                 prefill.add(new Profile.PrefillPoint(isl, median(ttft)));
                 LOG.info("prefill {} tokens: {} ms", isl, median(ttft));
@@ -130,7 +136,7 @@ public final class WorkerProfiler {
             pass.clear();
             run(scheduler, prompts, plan.decodeTokens());
             List<RecordingForwardPass.Step> steps = pass.steps();
-            List<StepTimingFit.Sample> stepSamples = RecordingForwardPass.samples(steps);
+            List<StepTimingFit.Sample> stepSamples = RecordingForwardPass.samples(steps, timeScale);
             samples.addAll(stepSamples);
             double[] itl = stepSamples.stream()
                     .filter(s -> s.shape().decodeRows() == sequences && s.shape().rows() == sequences)

@@ -13,6 +13,11 @@ package io.squall.functions.engine.batch;
 public record BatchConfig(int maxRunningSequences, int maxBatchedTokens, boolean chunkedPrefill,
                           int maxWaitingSequences, boolean prefixCaching) {
 
+    /** Sequences in a CPU worker's batch unless configured otherwise. */
+    public static final int DEFAULT_MAX_RUNNING_SEQUENCES = 64;
+    /** Tokens per forward pass of a CPU worker unless configured otherwise. */
+    public static final int DEFAULT_MAX_BATCHED_TOKENS = 512;
+
     public BatchConfig {
         positive("maxRunningSequences", maxRunningSequences);
         positive("maxBatchedTokens", maxBatchedTokens);
@@ -21,7 +26,7 @@ public record BatchConfig(int maxRunningSequences, int maxBatchedTokens, boolean
 
     /** Defaults for a CPU worker: 64 sequences, 512 tokens per step, chunked prefill, 1024 waiting, prefix caching. */
     public static BatchConfig defaults() {
-        return new BatchConfig(64, 512, true, 1024, true);
+        return new BatchConfig(DEFAULT_MAX_RUNNING_SEQUENCES, DEFAULT_MAX_BATCHED_TOKENS, true, 1024, true);
     }
 
     private static void positive(String name, int value) {

@@ -1,0 +1,130 @@
+package io.squall.cli;
+
+import io.squall.cli.bench.LinePlot;
+import io.squall.cli.bench.Outcome;
+import io.squall.cli.bench.Report;
+import io.squall.scheduler.Decision;
+import io.squall.scheduler.PlannerConfig;
+import io.squall.scheduler.Pool;
+import io.squall.scheduler.observe.Traffic;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * What {@code squall planner simulate} reports: the planner's intervals (observed, predicted, replicas), the share of
+ * requests that met both latency targets, and the worker-seconds the pools used, all in simulated time.
+ */
+final class SimulationReport {
+
+    private SimulationReport() {
+    }
+
+    static Map<String, Object> of(List<Decision> decisions, Report.Run run, PlannerConfig config, double speedup,
+                                  boolean fixed) {
+        Map<String, Object> report = new LinkedHashMap<>();
+        List<Map<String, Object>> intervals = new ArrayList<>();
+        double workerSeconds = 0;
+        double previous = 0;
+        for (Decision d : decisions) {
+            Map<String, Object> interval = new LinkedHashMap<>();
+            double t = d.observed().atSeconds();
+            interval.put("t_s", round(t));
+            Traffic o = d.observed().traffic();
+            interval.put("observed", figures("request_rate", o.requestsPerSecond(), "isl", o.inputTokens(),
+                    "osl", o.outputTokens(), "cache_hit_ratio", o.cacheHitRatio(), "ttft_ms", o.ttftMs(),
+                    "ttft_p90_ms", o.ttftP90Ms(), "itl_ms", o.itlMs(), "itl_p90_ms", o.itlP90Ms()));
+            Decision.Prediction p = d.predicted();
+            interval.put("predicted", figures("request_rate", p.requestsPerSecond(), "isl", p.inputTokens(),
+                    "osl", p.outputTokens()));
+            Map<String, Integer> replicas = new LinkedHashMap<>();
+            Map<String, Integer> targets = new LinkedHashMap<>();
+            int current = 0;
+            for (Pool pool : config.pools().keySet()) {
+                Decision.PoolPlan plan = d.pools().get(pool);
+                replicas.put(name(pool), plan.current());
+                targets.put(name(pool), plan.target());
+                current += plan.current();
+            }
+            interval.put("replicas", replicas);
+            if (!fixed) {
+                interval.put("targets", targets);
+            }
+            intervals.add(interval);
+            workerSeconds += current * (t - previous);
+            previous = t;
+        }
+        long met = run.results().stream().filter(r -> meets(r.outcome(), config.slo(), speedup)).count();
+        Map<String, Object> bench = Report.of(run, new Report.Options(speedup, 16, null));
+        report.put("intervals", intervals);
+        report.put("slo_attainment", run.results().isEmpty() ? null : round(met / (double) run.results().size()));
+        report.put("worker_seconds", round(workerSeconds));
+        report.put("requests", bench.get("requests"));
+        report.put("errors", bench.get("errors"));
+        report.put("error_kinds", bench.get("error_kinds"));
+        report.put("ttft_ms", bench.get("ttft_ms"));
+        report.put("itl_ms", bench.get("itl_ms"));
+        report.put("latency_ms", bench.get("latency_ms"));
+        report.put("cache_hit_rate", bench.get("cache_hit_rate"));
+        report.put("targets", Map.of("ttft_ms", config.slo().ttftMs(), "itl_ms", config.slo().itlMs()));
+        report.put("speedup", speedup);
+        return report;
+    }
+
+    /**
+     * Whether a request met both targets: its first token within the TTFT target and its mean time per output token
+     * after the first within the ITL target (a failed request meets neither).
+     */
+    static boolean meets(Outcome outcome, PlannerConfig.Slo slo, double speedup) {
+        if (outcome.error() != null || outcome.ttftNanos() < 0) {
+            return false;
+        }
+        double ttftMs = outcome.ttftNanos() / 1e6 * speedup;
+        double tpotMs = outcome.outputTokens() <= 1 ? 0
+                : (outcome.latencyNanos() - outcome.ttftNanos()) / 1e6 * speedup / (outcome.outputTokens() - 1);
+        return ttftMs <= slo.ttftMs() && tpotMs <= slo.itlMs();
+    }
+
+    /** Replicas, request rate and the two latencies against their targets, over time. */
+    static List<LinePlot.Panel> panels(List<Decision> decisions, PlannerConfig config) {
+        double[] t = decisions.stream().mapToDouble(d -> d.observed().atSeconds()).toArray();
+        List<LinePlot.Series> replicas = new ArrayList<>();
+        for (Pool pool : config.pools().keySet()) {
+            replicas.add(new LinePlot.Series(name(pool), t,
+                    decisions.stream().mapToDouble(d -> d.pools().get(pool).current()).toArray()));
+        }
+        return List.of(
+                new LinePlot.Panel("workers", replicas, List.of()),
+                new LinePlot.Panel("requests/s", List.of(
+                        new LinePlot.Series("observed", t, decisions.stream()
+                                .mapToDouble(d -> d.observed().traffic().requestsPerSecond()).toArray()),
+                        new LinePlot.Series("predicted", t, decisions.stream()
+                                .mapToDouble(d -> d.predicted().requestsPerSecond()).toArray())), List.of()),
+                new LinePlot.Panel("TTFT p90 (ms)", List.of(new LinePlot.Series("ttft p90", t, decisions.stream()
+                        .mapToDouble(d -> d.observed().traffic().ttftP90Ms()).toArray())),
+                        List.of(new LinePlot.Reference("target", config.slo().ttftMs()))),
+                new LinePlot.Panel("ITL p90 (ms)", List.of(new LinePlot.Series("itl p90", t, decisions.stream()
+                        .mapToDouble(d -> d.observed().traffic().itlP90Ms()).toArray())),
+                        List.of(new LinePlot.Reference("target", config.slo().itlMs()))));
+    }
+
+    private static Map<String, Double> figures(Object... namesAndValues) {
+        Map<String, Double> figures = new LinkedHashMap<>();
+        for (int i = 0; i < namesAndValues.length; i += 2) {
+            double value = (double) namesAndValues[i + 1];
+            figures.put((String) namesAndValues[i], Double.isFinite(value) ? round(value) : null);
+        }
+        return figures;
+    }
+
+    private static String name(Pool pool) {
+        return pool.name().toLowerCase(Locale.ROOT);
+    }
+
+    private static double round(double value) {
+        return Math.round(value * 1000) / 1000.0;
+    }
+}
