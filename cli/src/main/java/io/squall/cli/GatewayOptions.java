@@ -62,6 +62,12 @@ final class GatewayOptions {
             description = "kv router: 0 picks the lowest cost, above 0 samples by a softmax of the costs (default: ${DEFAULT-VALUE})")
     double routerTemperature;
 
+    /** The defaults on free ports: a gateway inside a simulation or a test. */
+    static GatewayOptions ephemeral() {
+        return CommandLine.populateCommand(new GatewayOptions(), "--http-port", "0", "--rsocket-port", "0",
+                "--rsocket-ws-port", "0");
+    }
+
     /** The id clients use for the model in {@code file}. */
     String modelId(Path file) {
         return servedModelName != null ? servedModelName : file.getFileName().toString().replaceFirst("\\.gguf$", "");

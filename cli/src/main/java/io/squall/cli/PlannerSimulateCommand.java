@@ -8,11 +8,7 @@ import io.squall.cli.bench.MooncakeTrace;
 import io.squall.cli.bench.Report;
 import io.squall.cli.bench.TraceReplay;
 import io.squall.cli.bench.BenchRequest;
-import io.squall.functions.discovery.WorkerRole;
 import io.squall.functions.worker.MockEngine;
-import io.squall.functions.worker.ModelSource;
-import io.squall.functions.worker.WorkerConfig;
-import io.squall.functions.worker.micronaut.WorkerApplication;
 import io.squall.scheduler.Decision;
 import io.squall.scheduler.Planner;
 import io.squall.scheduler.PlannerConfig;
@@ -20,7 +16,6 @@ import io.squall.scheduler.PlannerLoop;
 import io.squall.scheduler.Pool;
 import io.squall.scheduler.ScalingConnector;
 import io.squall.scheduler.connector.ManagedConnector;
-import io.squall.scheduler.connector.WorkerHandle;
 import io.squall.scheduler.observe.ClusterObserver;
 import io.squall.scheduler.profile.Profile;
 import io.squall.scheduler.profile.ProfileFiles;
@@ -39,7 +34,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * {@code squall planner simulate}: a what-if replay. One JVM holds a cluster member, the gateway and mock workers
@@ -101,15 +95,9 @@ final class PlannerSimulateCommand implements Callable<Integer> {
         MockEngine mock = engine.mockEngine(vocabulary);
         double speedup = engine.speedup;
         Cluster cluster = Cluster.join("127.0.0.1", 0, null);
-        List<WorkerApplication> started = Collections.synchronizedList(new ArrayList<>());
-        ScalingConnector connector = new ManagedConnector("in-process", pool -> startWorker(pool, mock, cluster, started),
+        ScalingConnector connector = new ManagedConnector("in-process", new InProcessWorkers(mock, cluster, stage),
                 cluster.discovery());
-        GatewayOptions gatewayOptions = new GatewayOptions();
-        gatewayOptions.httpPort = 0;
-        gatewayOptions.rsocketPort = 0;
-        gatewayOptions.rsocketWebSocketPort = 0;
-        gatewayOptions.router = io.squall.gateway.routing.Routers.KV;
-        gatewayOptions.overlapWeight = 1.0;
+        GatewayOptions gatewayOptions = GatewayOptions.ephemeral();
         List<Decision> decisions = Collections.synchronizedList(new ArrayList<>());
         Report.Run run;
         try (GatewayOptions.FrontDoor front = gatewayOptions.start("127.0.0.1", "mock", mock.metadata(), cluster)) {
@@ -155,37 +143,6 @@ final class PlannerSimulateCommand implements Callable<Integer> {
                 "simulated seconds", SimulationReport.panels(decisions, config), parent.resolve(
                         out.getFileName().toString().replaceFirst("\\.json$", "") + ".png"));
         return 0;
-    }
-
-    private WorkerHandle startWorker(Pool pool, MockEngine mock, Cluster cluster, List<WorkerApplication> started) {
-        WorkerConfig config = new WorkerConfig(WorkerRole.valueOf(pool.name()), "127.0.0.1", 0, 0, Cluster.NAME,
-                stage.batch(), stage.kv("sim-" + started.size()), stage.context(), stage.disaggregation());
-        WorkerApplication worker = WorkerApplication.start(config, ModelSource.of(mock), cluster.discovery(),
-                cluster.kvSharing());
-        started.add(worker);
-        String address = "127.0.0.1:" + worker.worker().rsocketPort();
-        return new WorkerHandle() {
-            private volatile CompletableFuture<Void> stopped;
-
-            @Override
-            public String address() {
-                return address;
-            }
-
-            @Override
-            public boolean alive() {
-                return stopped == null || !stopped.isDone();
-            }
-
-            @Override
-            public synchronized CompletableFuture<Void> stop() {
-                if (stopped == null) {
-                    stopped = CompletableFuture.runAsync(worker::close,
-                            r -> Thread.ofPlatform().name("squall-sim-stop").daemon(true).start(r));
-                }
-                return stopped;
-            }
-        };
     }
 
     private static void awaitReady(ScalingConnector connector, Map<Pool, Integer> wanted) throws InterruptedException {

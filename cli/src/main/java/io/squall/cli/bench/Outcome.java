@@ -31,7 +31,7 @@ public record Outcome(long ttftNanos, long[] itlNanos, long latencyNanos, int ou
         return new Outcome(-1, new long[0], latencyNanos, 0, "", error, Served.UNKNOWN);
     }
 
-    boolean ok() {
+    public boolean ok() {
         return error == null;
     }
 }
