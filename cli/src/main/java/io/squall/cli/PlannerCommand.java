@@ -1,7 +1,11 @@
 package io.squall.cli;
 
 import io.squall.scheduler.PlannerConfig;
+import io.squall.knative.graph.Graph;
+import io.squall.knative.graph.GraphYaml;
+import io.squall.knative.scaling.KnativeScalingConnector;
 import io.squall.scheduler.Pool;
+import io.squall.scheduler.ScalingConnector;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -32,13 +36,18 @@ final class PlannerCommand implements Callable<Integer> {
     @Option(names = "--grid-port", defaultValue = "0", description = "this process's cluster member port (default: any free)")
     int gridPort;
 
-    @Option(names = "--metrics-port", defaultValue = "9400", description = "/healthz and /metrics (default: ${DEFAULT-VALUE})")
-    int metricsPort;
+    @Option(names = "--http-port", defaultValue = "9400", description = "/healthz and /metrics (default: ${DEFAULT-VALUE})")
+    int httpPort;
 
-    @Option(names = "--connector", defaultValue = "local", description = "local or dry-run (default: ${DEFAULT-VALUE})")
+    @Option(names = "--connector", defaultValue = "local", description = "local, dry-run or knative (default: ${DEFAULT-VALUE})")
     String connector;
 
-    @Option(names = "--disaggregated", description = "the graph has a prefill and a decode pool (default: one aggregated pool)")
+    @Option(names = "--graph", description = "the graph file the stages were deployed from (squall deploy knative): "
+            + "its pools, and the Knative services the knative connector scales")
+    Path graph;
+
+    @Option(names = "--disaggregated", description = "the graph has a prefill and a decode pool (default: one "
+            + "aggregated pool, or what --graph says)")
     boolean disaggregated;
 
     @Option(names = "--model", description = "local connector: the GGUF file its workers serve")
@@ -62,16 +71,23 @@ final class PlannerCommand implements Callable<Integer> {
         if (join == null) {
             throw new IllegalArgumentException("--join is required: the cluster member to plan for (or run planner simulate)");
         }
-        PlannerConfig config = planner.config(disaggregated);
+        Graph deployed = graph == null ? null : GraphYaml.read(graph);
+        PlannerConfig config = planner.config(deployed != null ? deployed.stages().workers().containsKey(Pool.DECODE)
+                : disaggregated);
         if (connector.equals("local") && model == null && !engine.mock()) {
             throw new IllegalArgumentException("the local connector starts workers: give --model (or --engine mock)");
+        }
+        if (connector.equals("knative") && deployed == null) {
+            throw new IllegalArgumentException("the knative connector scales the services of a graph: give --graph");
         }
         Cluster cluster = Cluster.join(host, gridPort, join);
         Map<Pool, Integer> initial = new EnumMap<>(Pool.class);
         config.pools().forEach((pool, bounds) -> initial.put(pool, bounds.min()));
-        PlannerRun run = PlannerRun.start(cluster, config, PlannerOptions.model(config, engine.profile), connector,
-                new WorkerLauncher(join, host, workerArguments(), null), initial, engine.mock() ? engine.speedup : 1, host,
-                metricsPort, logs());
+        ScalingConnector scaling = connector.equals("knative") ? KnativeScalingConnector.fromCurrentContext(deployed)
+                : PlannerRun.connector(connector, cluster, new WorkerLauncher(join, host, workerArguments(), null), host,
+                        logs());
+        PlannerRun run = PlannerRun.start(cluster, config, PlannerOptions.model(config, engine.profile), scaling,
+                connector.equals("local") ? initial : Map.of(), engine.mock() ? engine.speedup : 1, host, httpPort);
         System.err.println("squall planner: sizing " + config.pools().keySet() + " every " + planner.intervalSeconds
                 + " s for TTFT " + planner.ttftMs + " ms and ITL " + planner.itlMs + " ms (" + config.mode() + " mode) "
                 + "through the " + run.connectorName() + " connector; metrics on http://" + host + ":" + run.metricsPort()

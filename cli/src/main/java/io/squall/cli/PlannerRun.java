@@ -38,21 +38,27 @@ final class PlannerRun implements AutoCloseable {
     }
 
     /**
-     * Starts the planner.
-     *
-     * @param connectorName {@code local} (worker processes started by {@code launcher}) or {@code dry-run}
-     * @param initial       replicas each pool starts with (the local connector starts them at once)
-     * @param timeScale     simulated seconds per second of mock workers at a speedup; 1 otherwise
+     * The {@code local} connector (worker processes started by {@code launcher}, logging under {@code workerLogs})
+     * or the {@code dry-run} one.
      */
-    static PlannerRun start(Cluster cluster, PlannerConfig config, PerformanceModel model, String connectorName,
-                            WorkerLauncher launcher, Map<Pool, Integer> initial, double timeScale, String host,
-                            int metricsPort, Path workerLogs) {
-        ScalingConnector connector = switch (connectorName) {
+    static ScalingConnector connector(String name, Cluster cluster, WorkerLauncher launcher, String host,
+                                      Path workerLogs) {
+        return switch (name) {
             case "local" -> new ManagedConnector("local", new ProcessWorkers(launcher::command, host, workerLogs,
                     DRAIN_GRACE), cluster.discovery());
             case "dry-run" -> new DryRunConnector(cluster.discovery());
-            default -> throw new IllegalArgumentException("--connector must be local or dry-run, got " + connectorName);
+            default -> throw new IllegalArgumentException("--connector must be local, dry-run or knative, got " + name);
         };
+    }
+
+    /**
+     * Starts the planner; it owns {@code connector} from now on.
+     *
+     * @param initial   replicas each pool starts with (the local connector starts them at once)
+     * @param timeScale simulated seconds per second of mock workers at a speedup; 1 otherwise
+     */
+    static PlannerRun start(Cluster cluster, PlannerConfig config, PerformanceModel model, ScalingConnector connector,
+                            Map<Pool, Integer> initial, double timeScale, String host, int httpPort) {
         try {
             initial.forEach((pool, replicas) -> {
                 PlannerConfig.Bounds bounds = config.pools().get(pool);
@@ -63,7 +69,7 @@ final class PlannerRun implements AutoCloseable {
                     System::nanoTime);
             PlannerLoop loop = new PlannerLoop(new Planner(config, model), observer, connector, config,
                     new PlannerMetrics(registry)).start(timeScale);
-            return new PlannerRun(loop, connector, new MetricsEndpoint(host, metricsPort, registry));
+            return new PlannerRun(loop, connector, new MetricsEndpoint(host, httpPort, registry));
         } catch (RuntimeException e) {
             connector.close();
             throw e;

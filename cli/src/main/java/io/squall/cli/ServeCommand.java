@@ -167,10 +167,10 @@ final class ServeCommand implements Callable<Integer> {
         List<String> args = new ArrayList<>(List.of("--model", file.toAbsolutePath().toString()));
         args.addAll(engine.asArguments());
         args.addAll(stage.asArguments());
-        PlannerRun run = PlannerRun.start(cluster, config, performance, connector,
-                new WorkerLauncher(cluster.address(), host, args, stage.diskDir), initial,
-                engine.mock() ? engine.speedup : 1, host, plannerMetricsPort,
-                Path.of(System.getProperty("java.io.tmpdir"), "squall-serve-workers"));
+        PlannerRun run = PlannerRun.start(cluster, config, performance, PlannerRun.connector(connector, cluster,
+                        new WorkerLauncher(cluster.address(), host, args, stage.diskDir), host,
+                        Path.of(System.getProperty("java.io.tmpdir"), "squall-serve-workers")),
+                initial, engine.mock() ? engine.speedup : 1, host, plannerMetricsPort);
         System.err.println("squall serve: the planner sizes " + config.pools().keySet() + " of " + gateway.modelId(file)
                 + " (" + config.mode() + " mode, TTFT " + plannerOptions.ttftMs + " ms, ITL " + plannerOptions.itlMs
                 + " ms) through the " + run.connectorName() + " connector, starting from " + initial
