@@ -7,16 +7,11 @@ import io.squall.functions.engine.batch.GenerationRequest;
 import io.squall.functions.engine.batch.KvPool;
 import io.squall.functions.api.FinishReason;
 import io.squall.functions.engine.batch.TokenSink;
-import io.squall.functions.engine.model.Architecture;
 import io.squall.functions.engine.model.ForwardPass;
-import io.squall.functions.engine.model.Model;
 import io.squall.functions.engine.model.PagedKvCache;
-import io.squall.functions.engine.model.RandomModel;
 import io.squall.functions.engine.sampling.SampledToken;
 import io.squall.functions.engine.sampling.SamplingParams;
-import io.squall.functions.engine.tokenizer.GgufVocabulary;
 import io.squall.functions.engine.tokenizer.Vocabulary;
-import io.squall.kernels.GgmlType;
 import io.squall.kvgrid.KvEvent;
 import io.squall.kvgrid.WorkerId;
 import io.squall.kvgrid.metrics.KvStats;
@@ -50,12 +45,7 @@ class MockForwardPassTest {
 
     @BeforeAll
     static void vocabulary() {
-        Path file = dir.resolve("vocab.gguf");
-        RandomModel.write(new RandomModel.Spec(Architecture.LLAMA, new RandomModel.Shape(32, 1, 2, 2, 64, 256),
-                GgmlType.F32, null, 5), file);
-        try (Model model = Model.load(file)) {
-            vocabulary = GgufVocabulary.read(model.metadata());
-        }
+        vocabulary = BuiltInVocabulary.read(dir);
     }
 
     private static final class Output implements TokenSink {

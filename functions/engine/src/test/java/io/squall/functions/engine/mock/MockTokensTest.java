@@ -1,11 +1,6 @@
 package io.squall.functions.engine.mock;
 
-import io.squall.functions.engine.model.Architecture;
-import io.squall.functions.engine.model.Model;
-import io.squall.functions.engine.model.RandomModel;
-import io.squall.functions.engine.tokenizer.GgufVocabulary;
 import io.squall.functions.engine.tokenizer.Vocabulary;
-import io.squall.kernels.GgmlType;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -25,12 +20,7 @@ class MockTokensTest {
 
     @BeforeAll
     static void vocabulary() {
-        Path file = dir.resolve("vocab.gguf");
-        RandomModel.write(new RandomModel.Spec(Architecture.LLAMA, new RandomModel.Shape(32, 1, 2, 2, 64, 256),
-                GgmlType.F32, null, 3), file);
-        try (Model model = Model.load(file)) {
-            vocabulary = GgufVocabulary.read(model.metadata());
-        }
+        vocabulary = BuiltInVocabulary.read(dir);
     }
 
     @Test
