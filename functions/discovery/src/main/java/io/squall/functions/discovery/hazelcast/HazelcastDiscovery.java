@@ -34,6 +34,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -208,29 +209,38 @@ public final class HazelcastDiscovery implements AutoCloseable {
     private final class Listener implements EntryAddedListener<String, byte[]>, EntryUpdatedListener<String, byte[]>,
             EntryRemovedListener<String, byte[]>, EntryExpiredListener<String, byte[]>, EntryEvictedListener<String, byte[]> {
 
+        private void deliver(EntryEvent<String, byte[]> event, boolean gone) {
+            try {
+                owner.execute(() -> apply(event, gone));
+            } catch (RejectedExecutionException e) {
+                // an event Hazelcast had dispatched before close() removed the listener: nobody watches any more
+                LOG.debug("discovery closed; dropping the {} event of {}", event.getEventType(), event.getKey());
+            }
+        }
+
         @Override
         public void entryAdded(EntryEvent<String, byte[]> event) {
-            owner.execute(() -> apply(event, false));
+            deliver(event, false);
         }
 
         @Override
         public void entryUpdated(EntryEvent<String, byte[]> event) {
-            owner.execute(() -> apply(event, false));
+            deliver(event, false);
         }
 
         @Override
         public void entryRemoved(EntryEvent<String, byte[]> event) {
-            owner.execute(() -> apply(event, true));
+            deliver(event, true);
         }
 
         @Override
         public void entryExpired(EntryEvent<String, byte[]> event) {
-            owner.execute(() -> apply(event, true));
+            deliver(event, true);
         }
 
         @Override
         public void entryEvicted(EntryEvent<String, byte[]> event) {
-            owner.execute(() -> apply(event, true));
+            deliver(event, true);
         }
     }
 }
