@@ -1,6 +1,8 @@
 package io.squall.cli;
 
 import io.prometheus.client.CollectorRegistry;
+import io.squall.functions.stage.StageEndpoints;
+import io.squall.functions.stage.StageServer;
 import io.squall.scheduler.Planner;
 import io.squall.scheduler.PlannerConfig;
 import io.squall.scheduler.PlannerLoop;
@@ -29,9 +31,9 @@ final class PlannerRun implements AutoCloseable {
 
     private final PlannerLoop loop;
     private final ScalingConnector connector;
-    private final MetricsEndpoint endpoint;
+    private final StageServer endpoint;
 
-    private PlannerRun(PlannerLoop loop, ScalingConnector connector, MetricsEndpoint endpoint) {
+    private PlannerRun(PlannerLoop loop, ScalingConnector connector, StageServer endpoint) {
         this.loop = loop;
         this.connector = connector;
         this.endpoint = endpoint;
@@ -65,11 +67,19 @@ final class PlannerRun implements AutoCloseable {
                 connector.scale(pool, Math.max(bounds.min(), Math.min(bounds.max(), replicas)));
             });
             CollectorRegistry registry = new CollectorRegistry(true);
-            ClusterObserver observer = new ClusterObserver(cluster.discovery(), cluster.trafficBoard(), timeScale,
-                    System::nanoTime);
-            PlannerLoop loop = new PlannerLoop(new Planner(config, model), observer, connector, config,
-                    new PlannerMetrics(registry)).start(timeScale);
-            return new PlannerRun(loop, connector, new MetricsEndpoint(host, httpPort, registry));
+            // the stages' one port: /healthz, /readyz (the Knative probes) and /metrics; the planner serves no RSocket
+            StageServer endpoint = StageServer.start(new StageEndpoints(() -> true,
+                    () -> StageEndpoints.prometheus(registry), null), StageServer.listen(host, httpPort));
+            try {
+                ClusterObserver observer = new ClusterObserver(cluster.discovery(), cluster.trafficBoard(), timeScale,
+                        System::nanoTime);
+                PlannerLoop loop = new PlannerLoop(new Planner(config, model), observer, connector, config,
+                        new PlannerMetrics(registry)).start(timeScale);
+                return new PlannerRun(loop, connector, endpoint);
+            } catch (RuntimeException e) {
+                endpoint.close();
+                throw e;
+            }
         } catch (RuntimeException e) {
             connector.close();
             throw e;

@@ -12,6 +12,7 @@ import io.squall.scheduler.PlannerConfig;
 import io.squall.scheduler.PlannerLoop;
 import io.squall.scheduler.Pool;
 import io.squall.scheduler.ScalingConnector;
+import io.squall.scheduler.connector.DryRunConnector;
 import io.squall.scheduler.connector.ManagedConnector;
 import io.squall.scheduler.observe.ClusterObserver;
 import io.squall.scheduler.profile.Profile;
@@ -20,6 +21,9 @@ import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
 import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -93,13 +97,37 @@ class PlannerIT {
         assertThat(run.results()).as("every request, across every scale change, completed")
                 .allMatch(r -> r.outcome().ok() && r.outcome().outputTokens() == OUTPUT);
         // the planner's clock started before the replay's: find the burst by what the planner saw
-        int burstStart = firstAbove(decisions, 6);
+        int burstStart = firstAbove(decisions, 2); // the quiet phase runs at 1 request/s
         int quiet = maxTarget(decisions, 0, burstStart - 1);
         int burst = maxTarget(decisions, burstStart, burstStart + 1);
         // 12 requests/s of 40 tokens on workers of 4 sequences at ~41 ms a step needs 5 of them for decode alone
         assertThat(quiet).as("the quiet phase needs one or two workers").isLessThanOrEqualTo(2);
         assertThat(burst).as("within two intervals of the burst").isGreaterThanOrEqualTo(4);
         assertThat(target(decisions.getLast())).as("after the burst the pool is drained back").isLessThanOrEqualTo(2);
+    }
+
+    @Test
+    void thePlannersPortAnswersTheStageProbesAndExportsItsMetrics() throws Exception {
+        PlannerConfig config = new PlannerConfig(Map.of(Pool.AGGREGATED, new PlannerConfig.Bounds(0, 4)), 4,
+                Duration.ofSeconds(1), new PlannerConfig.Slo(2000, 60), PlannerConfig.Mode.SLA, "kalman", 2);
+        Cluster cluster = Cluster.join("127.0.0.1", 0, null);
+        try (PlannerRun planner = PlannerRun.start(cluster, config, new PerformanceModel(profile()),
+                new DryRunConnector(cluster.discovery()), Map.of(), 1, "127.0.0.1", 0)) {
+            HttpClient http = HttpClient.newHttpClient();
+            URI base = URI.create("http://127.0.0.1:" + planner.metricsPort());
+            for (String probe : List.of("/healthz", "/readyz")) {
+                assertThat(http.send(HttpRequest.newBuilder(base.resolve(probe)).build(),
+                        HttpResponse.BodyHandlers.discarding()).statusCode()).as(probe).isEqualTo(200);
+            }
+            HttpResponse<String> metrics = http.send(HttpRequest.newBuilder(base.resolve("/metrics")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(metrics.headers().firstValue("Content-Type")).hasValueSatisfying(
+                    type -> assertThat(type).startsWith("text/plain; version=0.0.4"));
+            assertThat(metrics.body()).contains("# TYPE squall_planner_replicas gauge",
+                    "# TYPE squall_planner_scaling_decisions_total counter");
+        } finally {
+            cluster.close();
+        }
     }
 
     /** The profile a measurement of {@link #TIMING} would give. */

@@ -19,6 +19,7 @@ import io.squall.functions.worker.ModelSource;
 import io.squall.functions.worker.WorkerConfig;
 import io.squall.functions.worker.kv.KvConfig;
 import io.squall.functions.worker.micronaut.WorkerApplication;
+import io.squall.gateway.routing.RouteDecision;
 import io.squall.gateway.routing.RoutedGenerateService;
 import io.squall.gateway.routing.RoutingPolicy;
 import io.squall.kernels.GgmlType;
@@ -173,7 +174,7 @@ class WorkerDrainIT {
         return (request, workers, load) -> {
             WorkerInstance chosen = workers.stream().filter(w -> !w.id().equals(local)).findFirst().orElse(workers.getFirst());
             routedTo.add(chosen.id());
-            return Mono.just(chosen);
+            return Mono.just(RouteDecision.blind(chosen));
         };
     }
 

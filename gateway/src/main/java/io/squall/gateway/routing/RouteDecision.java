@@ -24,7 +24,7 @@ public record RouteDecision(WorkerInstance worker, int overlapBlocks) {
     }
 
     /** A decision made without a KV index. */
-    static RouteDecision blind(WorkerInstance worker) {
+    public static RouteDecision blind(WorkerInstance worker) {
         return new RouteDecision(worker, UNKNOWN);
     }
 }
