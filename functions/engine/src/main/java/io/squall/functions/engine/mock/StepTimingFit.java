@@ -8,7 +8,9 @@ import java.util.TreeSet;
 /**
  * Fits a {@link StepTimingModel} to measured steps: non-negative least squares on relative errors (each step's
  * residual divided by its measured time, so 4 ms decode steps weigh as much as 300 ms prompt chunks), over the
- * base cost at knots placed on measured step sizes and the two attention coefficients.
+ * base cost at knots placed on measured step sizes and the two attention coefficients. The unknowns of the base are
+ * its non-negative increments from knot to knot, so the fitted base never falls as a step grows (a noisy size
+ * cannot pull a knot to zero between two dearer neighbours).
  */
 public final class StepTimingFit {
 
@@ -47,7 +49,13 @@ public final class StepTimingFit {
             b[i] = 1;
         }
         double[] x = NonNegativeLeastSquares.solve(a, b);
-        return new StepTimingModel(knots, Arrays.copyOf(x, knots.length), x[knots.length], x[knots.length + 1]);
+        double[] base = new double[knots.length];
+        double sum = 0;
+        for (int k = 0; k < knots.length; k++) {
+            sum += x[k];
+            base[k] = sum;
+        }
+        return new StepTimingModel(knots, base, x[knots.length], x[knots.length + 1]);
     }
 
     /**
@@ -69,21 +77,17 @@ public final class StepTimingFit {
         return knots.stream().mapToInt(Integer::intValue).toArray();
     }
 
-    /** Writes the interpolation weights of {@code rows} between the knots around it into {@code row}. */
+    /**
+     * Writes into {@code row} the weights of the base's increments in the interpolated base at {@code rows}: every
+     * increment up to the knot at or below it counts whole, the next one by how far {@code rows} lies towards it.
+     */
     private static void hat(int[] knots, int rows, double[] row, double weight) {
         int i = Arrays.binarySearch(knots, rows);
-        if (i >= 0) {
-            row[i] = weight;
-            return;
+        int lo = i >= 0 ? i : Math.max(0, -i - 2);
+        Arrays.fill(row, 0, lo + 1, weight);
+        if (i < 0 && -i - 1 > 0 && -i - 1 < knots.length) {
+            int hi = -i - 1;
+            row[hi] = (rows - knots[lo]) / (double) (knots[hi] - knots[lo]) * weight;
         }
-        int hi = -i - 1;
-        if (hi == 0) {
-            row[0] = weight;
-            return;
-        }
-        int lo = hi - 1;
-        double t = (rows - knots[lo]) / (double) (knots[hi] - knots[lo]);
-        row[lo] = (1 - t) * weight;
-        row[hi] = t * weight;
     }
 }

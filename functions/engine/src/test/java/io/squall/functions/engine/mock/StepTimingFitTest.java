@@ -44,6 +44,23 @@ class StepTimingFitTest {
     }
 
     @Test
+    void theFittedBaseNeverFallsAsAStepGrowsEvenWhereOneSizeMeasuredCheaperThanASmallerOne() {
+        List<StepTimingFit.Sample> samples = new ArrayList<>();
+        // 100-row steps happened to measure cheaper than 64-row ones (a quiet moment), 200-row ones dearer again
+        for (int[] rowsAndMicros : new int[][] {{1, 6000}, {64, 6500}, {100, 3000}, {200, 12000}, {512, 30000}}) {
+            for (int context : new int[] {0, 256}) {
+                samples.add(new StepTimingFit.Sample(new StepShape(rowsAndMicros[0], rowsAndMicros[0],
+                        (long) rowsAndMicros[0] * context, 0), rowsAndMicros[1] * 1e-6));
+            }
+        }
+        StepTimingModel fitted = StepTimingFit.fit(samples);
+        for (int rows = 2; rows <= 512; rows++) {
+            assertThat(fitted.base(rows)).as("base at %d rows", rows).isGreaterThanOrEqualTo(fitted.base(rows - 1));
+        }
+        assertThat(fitted.base(100)).as("the dip is fitted as flat, not as a fall to zero").isGreaterThan(0.003);
+    }
+
+    @Test
     void needsStepsOfTwoSizes() {
         List<StepTimingFit.Sample> one = List.of(new StepTimingFit.Sample(StepShape.decode(4, 100), 0.01),
                 new StepTimingFit.Sample(StepShape.decode(4, 200), 0.011));
