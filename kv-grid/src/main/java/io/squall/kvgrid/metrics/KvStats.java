@@ -28,8 +28,19 @@ public interface KvStats {
     default void offloaded(Tier from, Tier to, int blocks) {
     }
 
-    /** {@code blocks} evicted blocks were not offloaded because every staging buffer was busy. */
+    /**
+     * {@code blocks} evicted blocks lost the lower-tier copies the offload policy wanted: the tiers could not
+     * keep up (every staging buffer stayed busy through the backpressure wait). An exception, logged.
+     */
     default void offloadDropped(int blocks) {
+    }
+
+    /** The pool's thread waited {@code nanos} for the offload lane to free a staging buffer (backpressure). */
+    default void offloadStalled(long nanos) {
+    }
+
+    /** {@code blocks} copies are waiting on the offload write lane now. */
+    default void offloadsPending(long blocks) {
     }
 
     /** {@code blocks} blocks were copied from {@code from} back up to {@code to}. */

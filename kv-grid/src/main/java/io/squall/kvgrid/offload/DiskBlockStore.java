@@ -16,9 +16,10 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Iterator;
-import java.util.LinkedHashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.zip.CRC32C;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,8 +36,11 @@ import org.slf4j.LoggerFactory;
  * memory: a new store empties its directory of earlier {@code .kvb} files (the tier is a cache, not a
  * durable store, and is not fsynced).
  *
- * <p>Thread-safe: index changes synchronise on the store; file I/O happens under the same lock, which
- * is acceptable because only the offload thread calls it.
+ * <p>Thread-safe: the index is guarded by the store's lock, which is never held while a file's bytes are
+ * written or read (only while a finished file is renamed into place or deleted), so {@link #contains} and
+ * {@link #touch} answer from memory at once and reads on one thread do not wait for writes on another. A
+ * read racing with a replacement or an eviction of the same block reads the old file or finds none
+ * (missing); only a file that fails verification while still the indexed copy is dropped as discarded.
  */
 public final class DiskBlockStore implements BlockStore {
 
@@ -49,8 +53,10 @@ public final class DiskBlockStore implements BlockStore {
     private final Path directory;
     private final long blockBytes;
     private final long maxBlocks;
-    /** Held hashes in access order: the first is the least recently used. */
-    private final LinkedHashSet<BlockHash> index = new LinkedHashSet<>();
+    /** Held hashes → the version of their file, in access order: the first is the least recently used. */
+    private final LinkedHashMap<BlockHash, Long> index = new LinkedHashMap<>(16, 0.75f, true);
+    /** Numbers file versions and temporary files, so concurrent writes never share a name. */
+    private final AtomicLong versions = new AtomicLong();
 
     /**
      * @param directory     created if absent; earlier {@code .kvb} files in it are deleted
@@ -96,7 +102,7 @@ public final class DiskBlockStore implements BlockStore {
     }
 
     @Override
-    public synchronized List<BlockHash> put(BlockHash hash, MemorySegment page) {
+    public List<BlockHash> put(BlockHash hash, MemorySegment page) {
         Objects.requireNonNull(hash, "hash");
         HostBlockStore.checkPage(page, blockBytes);
         ByteBuffer payload = page.asByteBuffer();
@@ -106,7 +112,8 @@ public final class DiskBlockStore implements BlockStore {
                 .putInt(MAGIC).putInt(VERSION).putLong(hash.value()).putInt((int) blockBytes)
                 .putInt((int) crc.getValue()).flip();
         Path target = fileOf(hash);
-        Path temporary = target.resolveSibling(target.getFileName() + ".tmp");
+        long version = versions.incrementAndGet();
+        Path temporary = target.resolveSibling(target.getFileName() + "." + version + ".tmp");
         try {
             try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.CREATE,
                     StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
@@ -114,38 +121,51 @@ public final class DiskBlockStore implements BlockStore {
                     channel.write(new ByteBuffer[] {header, payload});
                 }
             }
-            Files.move(temporary, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         } catch (IOException e) {
             deleteQuietly(temporary);
             throw new UncheckedIOException("cannot write block file " + target.getFileName(), e);
         }
-        index.remove(hash);
-        index.add(hash);
-        List<BlockHash> evicted = new ArrayList<>();
-        Iterator<BlockHash> eldest = index.iterator();
-        while (index.size() > maxBlocks) {
-            BlockHash victim = eldest.next();
-            eldest.remove();
-            deleteQuietly(fileOf(victim));
-            evicted.add(victim);
+        synchronized (this) {
+            try {
+                Files.move(temporary, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            } catch (IOException e) {
+                deleteQuietly(temporary);
+                throw new UncheckedIOException("cannot write block file " + target.getFileName(), e);
+            }
+            index.put(hash, version);
+            List<BlockHash> evicted = new ArrayList<>();
+            Iterator<BlockHash> eldest = index.keySet().iterator();
+            while (index.size() > maxBlocks) {
+                BlockHash victim = eldest.next();
+                eldest.remove();
+                deleteQuietly(fileOf(victim));
+                evicted.add(victim);
+            }
+            return evicted;
         }
-        return evicted;
     }
 
     @Override
-    public synchronized ReadResult read(BlockHash hash, MemorySegment target) {
+    public ReadResult read(BlockHash hash, MemorySegment target) {
         Objects.requireNonNull(hash, "hash");
-        if (!index.contains(hash)) {
+        Long version;
+        synchronized (this) {
+            version = index.get(hash); // marks it used
+        }
+        if (version == null) {
             return ReadResult.MISSING;
         }
-        if (!readVerified(hash, target.asSlice(0, blockBytes).asByteBuffer())) {
+        if (readVerified(hash, target.asSlice(0, blockBytes).asByteBuffer())) {
+            return ReadResult.HIT;
+        }
+        synchronized (this) {
+            if (!version.equals(index.get(hash))) {
+                return ReadResult.MISSING; // replaced or evicted while we read: not a corrupt copy
+            }
             index.remove(hash);
             deleteQuietly(fileOf(hash));
             return ReadResult.DISCARDED;
         }
-        index.remove(hash);
-        index.add(hash);
-        return ReadResult.HIT;
     }
 
     private boolean readVerified(BlockHash hash, ByteBuffer payload) {
@@ -177,12 +197,17 @@ public final class DiskBlockStore implements BlockStore {
 
     @Override
     public synchronized boolean contains(BlockHash hash) {
-        return index.contains(hash);
+        return index.containsKey(hash);
+    }
+
+    @Override
+    public synchronized boolean touch(BlockHash hash) {
+        return index.get(Objects.requireNonNull(hash, "hash")) != null;
     }
 
     @Override
     public synchronized boolean remove(BlockHash hash) {
-        boolean held = index.remove(hash);
+        boolean held = index.remove(hash) != null;
         if (held) {
             deleteQuietly(fileOf(hash));
         }
@@ -197,7 +222,7 @@ public final class DiskBlockStore implements BlockStore {
     /** Deletes every block file. */
     @Override
     public synchronized void close() {
-        index.forEach(hash -> deleteQuietly(fileOf(hash)));
+        index.keySet().forEach(hash -> deleteQuietly(fileOf(hash)));
         index.clear();
     }
 

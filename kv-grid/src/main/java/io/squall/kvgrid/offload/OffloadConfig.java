@@ -13,8 +13,9 @@ import java.util.Set;
  * @param stores           the lower tiers, at most one per tier (not G1), all with the same
  *                         {@link BlockStore#blockBytes()}; kept sorted fastest first
  * @param policy           which tiers an evicted block goes to
- * @param stagingBuffers   pages buffered between eviction and the write to lower tiers, &gt; 0; an
- *                         eviction finding none free is not offloaded (counted as dropped)
+ * @param stagingBuffers   pages buffered between an eviction that finds its block not yet in the tiers the
+ *                         policy wants and the write there, &gt; 0; when none is free the pool's thread waits
+ *                         for one, briefly, and then drops the copy (counted, logged)
  * @param maxOnboardBlocks most blocks one onboard brings back, &gt; 0
  */
 public record OffloadConfig(List<BlockStore> stores, OffloadPolicy policy, int stagingBuffers, int maxOnboardBlocks) {
@@ -37,6 +38,11 @@ public record OffloadConfig(List<BlockStore> stores, OffloadPolicy policy, int s
         if (maxOnboardBlocks <= 0) {
             throw new IllegalArgumentException("maxOnboardBlocks must be > 0");
         }
+    }
+
+    /** The store of {@code tier}, or {@code null} when there is none. */
+    public BlockStore store(Tier tier) {
+        return stores.stream().filter(store -> store.tier() == tier).findFirst().orElse(null);
     }
 
     /** Bytes per page, shared by every store. */

@@ -4,15 +4,19 @@ import io.squall.kvgrid.Tier;
 import java.util.Objects;
 
 /**
- * Which lower tiers a block evicted from G1 is copied to. Every chosen tier gets its own copy at
- * eviction time (write-through down the hierarchy), so a block dropped later by G2 may still be in G3
- * or G4. Immutable.
+ * Which lower tiers hold copies of G1 blocks. A tier that {@linkplain #wants wants} blocks without hits gets
+ * every block as soon as it is committed (eagerly, long before G1 evicts it); a tier that wants only blocks
+ * with more hits gets them when G1 evicts them having had those hits; every chosen tier gets its own copy, so a
+ * block dropped later by G2 may still be in G3 or G4. With {@link #spill}, what G2 evicts to make room moves
+ * down into G3. Immutable.
  *
- * @param host        copy every evicted block to G2
- * @param diskMinHits copy to G3 only blocks that had at least this many prefix hits in G1 (≥ 0)
- * @param grid        copy every evicted block to G4, the shared grid
+ * @param host        copy every block to G2
+ * @param diskMinHits copy to G3 the blocks that had at least this many prefix hits in G1 (≥ 0; 0: every
+ *                    block, eagerly)
+ * @param grid        copy every block to G4, the shared grid
+ * @param spill       blocks G2 evicts to make room are written to G3 (when both exist)
  */
-public record OffloadPolicy(boolean host, int diskMinHits, boolean grid) {
+public record OffloadPolicy(boolean host, int diskMinHits, boolean grid, boolean spill) {
 
     public OffloadPolicy {
         if (diskMinHits < 0) {
@@ -20,9 +24,14 @@ public record OffloadPolicy(boolean host, int diskMinHits, boolean grid) {
         }
     }
 
-    /** Everything to G2, to G3 what was hit at least twice, nothing to G4. */
+    /** As the canonical constructor, with G2's evictions spilling into G3. */
+    public OffloadPolicy(boolean host, int diskMinHits, boolean grid) {
+        this(host, diskMinHits, grid, true);
+    }
+
+    /** Everything to G2, to G3 what was hit at least twice and what G2 evicts, nothing to G4. */
     public static OffloadPolicy standard() {
-        return new OffloadPolicy(true, 2, false);
+        return new OffloadPolicy(true, 2, false, true);
     }
 
     /** Whether a block with {@code hits} prefix hits goes to {@code tier}. */

@@ -22,15 +22,26 @@ import java.util.Objects;
  * unlinks a cached block in O(1) and gives it back to a sequence; a hash is set once, when the block
  * is full ({@link #commit}), and cleared only on eviction.
  *
+ * <p>Lower tiers: with an {@link EvictionSink} that {@linkplain EvictionSink#copiesEagerly() copies
+ * eagerly}, every committed block is lent to it ({@link CommittedBlock}) to be copied down while it is
+ * still in use or cached, and eviction takes the oldest <em>safe</em> cached block (one whose copy is done)
+ * among the first {@value #SAFE_SCAN} of the eviction order before any other; a block evicted before its
+ * copy cancels the copy (or waits for the one in progress) and is shown to the sink's
+ * {@link EvictionSink#evicted} like any other.
+ *
  * <p>Every change of presence is recorded on the {@link KvEventPublisher} (tier G1): {@code Stored} on
  * commit, {@code Removed} on eviction (one event per {@link #allocate} call), {@code Cleared} on
  * {@link #reset()}.
  *
  * <p><b>Threading:</b> one owner thread (the engine's scheduler) calls every method; there are no locks.
- * The page memory is a shared segment: attention kernels and the offload thread may read and write the
- * pages of blocks the owner hands them while those blocks stay allocated.
+ * The page memory is a shared segment: attention kernels and the offload threads may read and write the
+ * pages of blocks the owner hands them while those blocks stay allocated, and the offload thread reads
+ * lent pages as {@link CommittedBlock} allows.
  */
 public final class BlockPool implements AutoCloseable {
+
+    /** How far into the eviction order an eviction looks for a block that lower tiers already hold. */
+    static final int SAFE_SCAN = 64;
 
     private final KvLayout layout;
     private final Arena arena;
@@ -43,6 +54,7 @@ public final class BlockPool implements AutoCloseable {
     private final KvEventPublisher events;
     private final EvictionSink evictionSink;
     private final KvStats stats;
+    private final boolean eager;
 
     /**
      * Allocates the pool's memory ({@code numBlocks × blockBytes}, zeroed).
@@ -56,6 +68,7 @@ public final class BlockPool implements AutoCloseable {
         this.events = Objects.requireNonNull(events, "events");
         this.evictionSink = Objects.requireNonNull(evictionSink, "evictionSink");
         this.stats = Objects.requireNonNull(stats, "stats");
+        this.eager = evictionSink.copiesEagerly();
         this.layout = config.layout();
         this.arena = Arena.ofShared();
         this.memory = arena.allocate(layout.blockBytes() * config.numBlocks(), Long.BYTES);
@@ -107,7 +120,8 @@ public final class BlockPool implements AutoCloseable {
         for (int i = 0; i < n; i++) {
             KvBlock block = empty.pollFirst();
             if (block == null) {
-                block = cached.pollFirst();
+                block = victim();
+                cached.remove(block);
                 evicted.add(evict(block));
             }
             block.refCount = 1;
@@ -122,14 +136,65 @@ public final class BlockPool implements AutoCloseable {
         return new Allocation.Allocated(out);
     }
 
+    /** The next cached block to evict: the first safe one near the front of the order, else the front. */
+    private KvBlock victim() {
+        KvBlock front = cached.peekFirst();
+        if (!eager) {
+            return front;
+        }
+        KvBlock candidate = front;
+        for (int i = 0; i < SAFE_SCAN && candidate != null; i++, candidate = candidate.next) {
+            if (candidate.isSafe()) {
+                return candidate;
+            }
+        }
+        return front;
+    }
+
     private BlockHash evict(KvBlock block) {
         StoredBlock stored = block.stored;
+        block.retireContents(); // no eager copy reads the page from here on
         evictionSink.evicted(new EvictedBlock(block.parent, stored, block.hits), page(block));
         byHash.remove(stored.hash());
+        forget(block);
+        return stored.hash();
+    }
+
+    private static void forget(KvBlock block) {
         block.stored = null;
         block.parent = null;
         block.hits = 0;
-        return stored.hash();
+        block.lent = null;
+    }
+
+    /**
+     * How many leading {@code hashes} G1 holds and how many of those are free (cached), changing nothing (no
+     * reference, no access recorded, no statistics): for deciding whether a prompt fits before taking its
+     * cached prefix with {@link #findCachedPrefix}.
+     */
+    public PrefixProbe probeCachedPrefix(BlockHash[] hashes) {
+        Objects.requireNonNull(hashes, "hashes");
+        int found = 0;
+        int free = 0;
+        for (; found < hashes.length; found++) {
+            KvBlock block = byHash.get(Objects.requireNonNull(hashes[found], "hash"));
+            if (block == null) {
+                break;
+            }
+            if (block.refCount == 0) {
+                free++;
+            }
+        }
+        return new PrefixProbe(found, free);
+    }
+
+    /**
+     * What {@link #probeCachedPrefix} found.
+     *
+     * @param blocks leading blocks held in G1
+     * @param free   how many of them are free (counted in {@link #freeBlocks()} now, taken by a prefix hit)
+     */
+    public record PrefixProbe(int blocks, int free) {
     }
 
     /**
@@ -186,6 +251,12 @@ public final class BlockPool implements AutoCloseable {
         block.parent = parent;
         policy.recordAccess(stored.hash());
         events.stored(parent, List.of(stored), Tier.G1);
+        if (eager) {
+            long queued = KvBlock.withState(block.copyState(), KvBlock.QUEUED);
+            block.setCopyState(queued);
+            block.lent = new CommittedBlock(block, queued, new EvictedBlock(parent, stored, 0), page(block));
+            evictionSink.committed(block.lent);
+        }
         reportHeld();
         return true;
     }
@@ -216,6 +287,9 @@ public final class BlockPool implements AutoCloseable {
             } else {
                 cached.addFirst(block);
             }
+            if (block.lent != null && block.lent.isQueued()) {
+                evictionSink.released(block.lent, block.hits);
+            }
         }
         reportHeld();
     }
@@ -230,9 +304,8 @@ public final class BlockPool implements AutoCloseable {
             return false;
         }
         for (KvBlock block = cached.pollFirst(); block != null; block = cached.pollFirst()) {
-            block.stored = null;
-            block.parent = null;
-            block.hits = 0;
+            block.retireContents();
+            forget(block);
             empty.addLast(block);
         }
         byHash.clear();

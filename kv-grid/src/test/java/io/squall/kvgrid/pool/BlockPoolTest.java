@@ -140,6 +140,52 @@ class BlockPoolTest {
     }
 
     @Test
+    void committedBlocksAreLentForEagerCopiesThatAnEvictionCancelsOrWaitsFor() {
+        List<CommittedBlock> lent = new ArrayList<>();
+        List<Integer> releasedHits = new ArrayList<>();
+        EvictionSink eager = new EvictionSink() {
+            @Override
+            public void evicted(EvictedBlock block, java.lang.foreign.MemorySegment page) {
+                evicted.add(block);
+            }
+
+            @Override
+            public boolean copiesEagerly() {
+                return true;
+            }
+
+            @Override
+            public void committed(CommittedBlock block) {
+                lent.add(block);
+            }
+
+            @Override
+            public void released(CommittedBlock block, int hits) {
+                releasedHits.add(hits);
+            }
+        };
+        BlockPool pool = new BlockPool(new BlockPoolConfig(LAYOUT, 2), EvictionPolicy.lru(), publisher, eager, KvStats.NONE);
+        pools.add(pool);
+        List<KvBlock> blocks = allocate(pool, 2);
+        pool.commit(blocks.get(0), null, stored(1));
+        pool.commit(blocks.get(1), new BlockHash(1), stored(2));
+        pool.free(List.of(blocks.get(0))); // block 1 is released first: next in LRU order
+        pool.free(List.of(blocks.get(1)));
+        assertThat(lent).extracting(CommittedBlock::hash).containsExactly(new BlockHash(1), new BlockHash(2));
+        assertThat(releasedHits).containsExactly(0, 0);
+
+        assertThat(lent.get(1).tryBegin()).isTrue(); // block 2's copy runs...
+        lent.get(1).end(true);                       // ...and finishes: it is safe now
+        assertThat(lent.get(1).tryBegin()).as("a block is copied once").isFalse();
+
+        allocate(pool, 1);
+        assertThat(evicted).extracting(block -> block.block().hash()).as("the safe block goes first, though released "
+                + "after block 1").containsExactly(new BlockHash(2));
+        allocate(pool, 1);
+        assertThat(lent.getFirst().tryBegin()).as("block 1 was evicted before its copy started").isFalse();
+    }
+
+    @Test
     void eventsArePublishedInOrderWithIdsFromOne() {
         BlockPool pool = pool(2, EvictionPolicy.lru());
         cacheChain(pool, 1, 2);

@@ -18,8 +18,12 @@ import java.util.Objects;
  *   <li>{@code squall_kv_block_allocations_total} — G1 blocks handed out</li>
  *   <li>{@code squall_kv_block_evictions_total{tier}}</li>
  *   <li>{@code squall_kv_block_offloads_total{from,to}}, {@code squall_kv_block_onboards_total{from,to}}</li>
- *   <li>{@code squall_kv_block_offloads_dropped_total} — evictions not offloaded (staging full)</li>
- *   <li>{@code squall_kv_prefix_lookup_tokens_total}, {@code squall_kv_prefix_matched_tokens_total{tier}}</li>
+ *   <li>{@code squall_kv_block_offloads_dropped_total} — evicted blocks that lost the lower-tier copy the
+ *       policy wanted (the tiers could not keep up); {@code squall_kv_offload_stall_seconds_total} — time the
+ *       pool waited for the offload lane instead (backpressure); {@code squall_kv_offload_pending_blocks} —
+ *       copies queued on the write lane</li>
+ *   <li>{@code squall_kv_prefix_lookup_tokens_total}, {@code squall_kv_prefix_matched_tokens_total{tier}} — prompt
+ *       tokens looked up at admission, and served from G1, G2, G3 or G4 (another worker, or the grid)</li>
  * </ul>
  */
 public final class PrometheusKvStats implements KvStats {
@@ -29,6 +33,8 @@ public final class PrometheusKvStats implements KvStats {
     private final Counter evictions;
     private final Counter offloads;
     private final Counter offloadsDropped;
+    private final Counter offloadStall;
+    private final Gauge offloadsPending;
     private final Counter onboards;
     private final Counter lookupTokens;
     private final Counter matchedTokens;
@@ -45,13 +51,17 @@ public final class PrometheusKvStats implements KvStats {
         offloads = Counter.build("squall_kv_block_offloads_total", "KV blocks copied down a tier.")
                 .labelNames("from", "to").register(registry);
         offloadsDropped = Counter.build("squall_kv_block_offloads_dropped_total",
-                "Evicted KV blocks not offloaded because every staging buffer was busy.").register(registry);
+                "Evicted KV blocks that lost their lower-tier copy because the tiers could not keep up.").register(registry);
+        offloadStall = Counter.build("squall_kv_offload_stall_seconds_total",
+                "Time the G1 pool waited for the offload lane to free a staging buffer.").register(registry);
+        offloadsPending = Gauge.build("squall_kv_offload_pending_blocks",
+                "KV block copies waiting on the offload write lane.").register(registry);
         onboards = Counter.build("squall_kv_block_onboards_total", "KV blocks copied back up a tier.")
                 .labelNames("from", "to").register(registry);
         lookupTokens = Counter.build("squall_kv_prefix_lookup_tokens_total",
-                "Prompt tokens, in full blocks, looked up in the prefix cache.").register(registry);
+                "Prompt tokens, in full blocks, looked up in the prefix cache at admission.").register(registry);
         matchedTokens = Counter.build("squall_kv_prefix_matched_tokens_total",
-                "Prompt tokens found cached, by the tier they were found in.").labelNames("tier").register(registry);
+                "Prompt tokens served from the prefix cache, by the tier they came from (G4: another worker or the grid).").labelNames("tier").register(registry);
     }
 
     @Override
@@ -77,6 +87,16 @@ public final class PrometheusKvStats implements KvStats {
     @Override
     public void offloadDropped(int count) {
         offloadsDropped.inc(count);
+    }
+
+    @Override
+    public void offloadStalled(long nanos) {
+        offloadStall.inc(nanos / 1e9);
+    }
+
+    @Override
+    public void offloadsPending(long count) {
+        offloadsPending.set(count);
     }
 
     @Override

@@ -7,9 +7,8 @@ import io.squall.functions.engine.sampling.SampledToken;
 import io.squall.functions.engine.sampling.Sampler;
 import io.squall.kvgrid.BlockHash;
 import io.squall.kvgrid.KvEvent.StoredBlock;
-import io.squall.kvgrid.offload.OnboardCopy;
-import io.squall.kvgrid.pool.Allocation;
-import io.squall.kvgrid.pool.KvBlock;
+import io.squall.kvgrid.offload.OnboardTransfer;
+import io.squall.kvgrid.pool.BlockPool;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -35,7 +34,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>KV: sequences keep their keys and values in the pages of a {@link KvPool}. On admission a
  * sequence reuses the longest cached prefix of its tokens (G1), and the blocks that follow it are
- * onboarded from lower tiers on the offload thread while the sequence waits, never blocking a step.
+ * onboarded from lower tiers straight into pages it then holds, on the offload manager's threads: blocks in
+ * host memory stream in a layer at a time while the sequence already computes the rest of its prompt (each
+ * layer's attention waits for that layer), anything from disk or another worker is read and verified while
+ * the sequence waits, never blocking a step.
  * Full blocks are committed as they fill, so later prompts with the same prefix skip their compute.
  * A sequence submitted with a {@link RemotePrefill} may instead have its uncached full prompt blocks
  * written by another worker into pages reserved at admission; it waits like an onboarding one and
@@ -197,28 +199,53 @@ public final class BatchScheduler implements AutoCloseable {
 
     /**
      * Admits waiting sequences in arrival order while the batch has room and the pool has blocks for
-     * their tokens beyond the cached prefix they reuse.
+     * their tokens beyond the cached prefix they reuse. Deciding takes nothing: the prompt is hashed and the
+     * pool probed, and only an admitted sequence takes its cached prefix (and counts as a lookup).
      */
     private void admit() {
         while (!waiting.isEmpty() && running.size() < config.maxRunningSequences()) {
             Sequence next = waiting.peekFirst();
             PagedKvCache cache = new PagedKvCache(kv.pool(), kv.hasher(), forwardPass.maxPositions());
-            List<StoredBlock> reusable = config.prefixCaching() ? cache.reusePrefix(next.tokens, next.tokenCount) : List.of();
-            if (blocksFor(next.tokenCount + 1) - cache.blockCount() > kv.pool().freeBlocks()) {
-                cache.release();
-                return; // first come, first served: later arrivals do not overtake it
+            List<StoredBlock> reusable = config.prefixCaching() ? cache.hashPrompt(next.tokens, next.tokenCount) : List.of();
+            BlockPool.PrefixProbe cached = config.prefixCaching() ? cache.probeCachedPrefix() : new BlockPool.PrefixProbe(0, 0);
+            // The cached prefix's free blocks leave the free lists when taken: they are not room for the rest.
+            if (blocksFor(next.tokenCount + 1) - cached.blocks() > kv.pool().freeBlocks() - cached.free()) {
+                return; // first come, first served: later arrivals do not overtake it (and nothing was taken)
             }
             waiting.pollFirst();
+            if (config.prefixCaching()) {
+                cache.takeCachedPrefix();
+            }
             next.cache = cache;
             if (!next.admittedBefore) {
                 next.cachedTokens = cache.length();
             }
-            if (!startRemotePrefill(next, reusable) && kv.offload() != null && cache.blockCount() < reusable.size()) {
-                next.onboarding = kv.offload().onboard(reusable, cache.blockCount());
-                next.onboarding.whenComplete((copy, error) -> wake());
+            if (!startRemotePrefill(next, reusable)) {
+                startOnboard(next, reusable);
             }
             running.add(next);
             reportPromptBlocks(next);
+        }
+    }
+
+    /**
+     * Starts bringing the prompt blocks after the G1 prefix back from the lower tiers, into pages the
+     * sequence takes now for as many blocks as the tiers may hold (admission counted them): streamed ones
+     * count as computed at once, read ones make the sequence wait.
+     */
+    private void startOnboard(Sequence s, List<StoredBlock> reusable) {
+        int first = s.cache.blockCount();
+        int blockSize = kv.pool().layout().blockSize();
+        if (kv.offload() == null || reusable.size() <= first) {
+            return;
+        }
+        OnboardTransfer transfer = kv.offload().onboard(reusable, first, kv.pool().layout(),
+                count -> s.cache.ensureCapacity((first + count) * blockSize) ? s.cache.pages(first, count) : null);
+        if (transfer.isStreamed()) {
+            s.cache.startStreaming(transfer.streamedBlocks(), transfer);
+        } else if (!transfer.done().isDone() || transfer.done().join() > 0) {
+            s.onboarding = transfer;
+            transfer.done().whenComplete((filled, error) -> wake());
         }
     }
 
@@ -288,28 +315,49 @@ public final class BatchScheduler implements AutoCloseable {
         }
     }
 
-    /** Installs the blocks of finished onboards into their sequences' caches. */
+    /**
+     * Takes over the pages of finished onboards: read blocks become computed prompt blocks; streamed ones,
+     * already counted as computed, are committed (or, if the transfer broke off, the sequence starts over).
+     */
     private void installOnboarded() {
-        for (Sequence s : running) {
-            if (s.onboarding == null || !s.onboarding.isDone()) {
-                continue;
-            }
-            OnboardCopy copy = s.onboarding.exceptionally(error -> {
-                LOG.warn("onboarding for " + s.request.id() + " failed; recomputing", error);
-                return null;
-            }).join();
-            s.onboarding = null;
-            if (copy == null || copy.blocks().isEmpty()) {
-                continue;
-            }
-            if (copy.install(kv.pool()) instanceof Allocation.Allocated(List<KvBlock> blocks)) {
-                s.cache.appendOnboarded(blocks);
+        for (Sequence s : List.copyOf(running)) {
+            if (s.onboarding != null && s.onboarding.done().isDone()) {
+                OnboardTransfer transfer = s.onboarding;
+                s.onboarding = null;
+                int filled = transfer.done().join();
+                s.cache.markComputed(filled * kv.pool().layout().blockSize(), s.tokens);
                 if (!s.admittedBefore) {
                     s.cachedTokens = s.cache.length();
                 }
                 reportPromptBlocks(s);
             }
+            if (s.cache != null && s.cache.streaming() != null && s.cache.streaming().done().isDone()) {
+                finishStreaming(s);
+            }
         }
+    }
+
+    /**
+     * Commits the streamed blocks of a sequence whose transfer is done. If the transfer broke off (it was
+     * closed, or a lane failed), the pages it counted as computed are not whole: the sequence goes back to
+     * the head of the queue to start over.
+     *
+     * @return whether the blocks were whole
+     */
+    private boolean finishStreaming(Sequence s) {
+        OnboardTransfer transfer = s.cache.streaming();
+        if (transfer.done().join() < transfer.streamedBlocks()) {
+            LOG.warn("streamed onboard of {} broke off; starting it over", s.request.id());
+            preempt(s);
+            return false;
+        }
+        s.cache.endStreaming();
+        s.cache.commitFullBlocks(s.tokens);
+        if (!s.admittedBefore) {
+            s.cachedTokens += transfer.streamedBlocks() * kv.pool().layout().blockSize();
+        }
+        reportPromptBlocks(s);
+        return true;
     }
 
     /** Plans and runs one forward pass; returns false when there was nothing to run. */
@@ -363,6 +411,12 @@ public final class BatchScheduler implements AutoCloseable {
         steps++;
         lastStepTokens = stepTokens;
         for (Sequence s : scheduled) {
+            if (s.cache.streaming() != null) {
+                s.cache.streaming().done().join(); // the forward pass waited for its last layer: done or closed
+                if (!finishStreaming(s)) {
+                    continue;
+                }
+            }
             s.cache.commitFullBlocks(s.tokens);
             reportPromptBlocks(s);
             if (s.computed() == s.tokenCount) {
@@ -424,11 +478,17 @@ public final class BatchScheduler implements AutoCloseable {
             s.reserved = null;
             s.remoteFill = null;
         }
+        if (s.onboarding != null) {
+            s.onboarding.close(); // first: no onboarded block may land in a page once it is back in the pool
+            s.onboarding = null;
+        }
         if (s.cache != null) {
+            if (s.cache.streaming() != null) {
+                s.cache.streaming().close();
+            }
             s.cache.release();
             s.cache = null;
         }
-        s.onboarding = null;
     }
 
     private int blocksFor(int tokens) {

@@ -43,7 +43,7 @@ public record KvPool(BlockPool pool, BlockHasher hasher, OffloadManager offload,
      */
     public static KvPool create(KvLayout layout, int blocks, OffloadConfig offload, KvEventPublisher events,
                                 KvStats stats) {
-        OffloadManager manager = offload == null ? null : new OffloadManager(offload, events, stats);
+        OffloadManager manager = offload == null ? null : new OffloadManager(offload, events, stats, layout.blockSize());
         EvictionSink sink = manager == null ? EvictionSink.DISCARD : manager;
         BlockPool pool = new BlockPool(new BlockPoolConfig(layout, blocks), EvictionPolicy.lru(), events, sink, stats);
         return new KvPool(pool, BlockHasher.of(layout.blockSize()), manager, events);

@@ -3,7 +3,7 @@ package io.squall.functions.engine.batch;
 import io.squall.functions.engine.model.PagedKvCache;
 import io.squall.functions.engine.sampling.Sampler;
 import io.squall.functions.engine.sampling.TokenHistory;
-import io.squall.kvgrid.offload.OnboardCopy;
+import io.squall.kvgrid.offload.OnboardTransfer;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
@@ -30,8 +30,12 @@ final class Sequence implements Generation {
     int cachedTokens;
     boolean admittedBefore;
     PagedKvCache cache;
-    /** Blocks of the prompt being brought back from lower tiers; the sequence waits until it completes. */
-    CompletableFuture<OnboardCopy> onboarding;
+    /**
+     * Blocks of the prompt being read back from lower tiers into its pages; the sequence waits until it is
+     * done. (A streamed onboard does not make it wait: its cache holds that one, see
+     * {@link PagedKvCache#streaming()}.)
+     */
+    OnboardTransfer onboarding;
     /** Where the prompt's uncached blocks may be computed instead of here. */
     final RemotePrefill remote;
     /** Pages another worker is filling; the sequence waits until {@link #remoteFill} completes. */
@@ -66,7 +70,10 @@ final class Sequence implements Generation {
         return cache == null ? 0 : cache.length();
     }
 
-    /** Whether its prompt's KV is still arriving (onboarded from lower tiers or pushed by a prefill worker). */
+    /**
+     * Whether its prompt's KV is still arriving so that it cannot run (read from lower tiers or pushed by a
+     * prefill worker); blocks streaming in from host memory do not stop it.
+     */
     boolean awaitsKv() {
         return onboarding != null || remoteFill != null;
     }

@@ -5,6 +5,7 @@ import io.squall.kvgrid.BlockHash;
 import io.squall.kvgrid.KvEvent.StoredBlock;
 import io.squall.kvgrid.hash.BlockChain;
 import io.squall.kvgrid.hash.BlockHasher;
+import io.squall.kvgrid.offload.OnboardTransfer;
 import io.squall.kvgrid.pool.Allocation;
 import io.squall.kvgrid.pool.BlockPool;
 import io.squall.kvgrid.pool.KvBlock;
@@ -41,6 +42,8 @@ public final class PagedKvCache extends KvCache {
     private int hashedTokens;
     /** Leading blocks committed to the pool (or found there), in blocks. */
     private int committedBlocks;
+    /** The transfer still streaming blocks this cache counts as computed, or {@code null}. */
+    private OnboardTransfer gate;
 
     /**
      * An empty cache on {@code pool}; the model's {@code kvHeads·headDim} and layer count must match the
@@ -69,22 +72,32 @@ public final class PagedKvCache extends KvCache {
 
     /**
      * Reuses the longest cached prefix of {@code tokens[0 .. count)} held in the pool, leaving at least
-     * the last token to compute (its logits are needed). Call once, on an empty cache.
+     * the last token to compute (its logits are needed): {@link #hashPrompt} then {@link #takeCachedPrefix}.
+     * Call once, on an empty cache.
      *
      * @return the chained hashes and local hashes of every block that could be reused (for onboarding
      *         from lower tiers), of which the first {@code length() / blockSize} are now in this cache
      */
     public List<StoredBlock> reusePrefix(int[] tokens, int count) {
-        if (length() != 0 || !blocks.isEmpty()) {
+        List<StoredBlock> stored = hashPrompt(tokens, count);
+        takeCachedPrefix();
+        return stored;
+    }
+
+    /**
+     * Hashes the full blocks of {@code tokens[0 .. count)} that a prefix may cover (every block before the
+     * one holding the last token, whose logits are needed), without touching the pool. Call once, on an
+     * empty cache.
+     *
+     * @return the chained and local hash of each such block, in order
+     */
+    public List<StoredBlock> hashPrompt(int[] tokens, int count) {
+        if (length() != 0 || !blocks.isEmpty() || hashedTokens != 0) {
             throw new IllegalStateException("prefix reuse needs an empty cache");
         }
         int reusable = (count - 1) / layout.blockSize();
         chain.append(tokens, 0, reusable * layout.blockSize());
         hashedTokens = reusable * layout.blockSize();
-        List<KvBlock> found = pool.findCachedPrefix(chain.hashes());
-        addBlocks(found);
-        committedBlocks = found.size();
-        advance(found.size() * layout.blockSize());
         List<StoredBlock> stored = new ArrayList<>(reusable);
         for (int i = 0; i < reusable; i++) {
             stored.add(new StoredBlock(chain.hash(i), chain.localHash(i)));
@@ -92,17 +105,51 @@ public final class PagedKvCache extends KvCache {
         return stored;
     }
 
+    /** What the pool holds of the hashed prompt, changing nothing (see {@link BlockPool#probeCachedPrefix}). */
+    public BlockPool.PrefixProbe probeCachedPrefix() {
+        return pool.probeCachedPrefix(chain.hashes());
+    }
+
     /**
-     * Appends blocks onboarded from a lower tier right after the reused prefix; they are already
-     * committed in the pool and continue this sequence's prefix.
+     * Takes the longest prefix of the hashed prompt that the pool holds into this (empty) cache.
+     *
+     * @return the blocks taken
      */
-    public void appendOnboarded(List<KvBlock> onboarded) {
-        if (committedBlocks != blocks.size() || length() != blocks.size() * layout.blockSize()) {
-            throw new IllegalStateException("onboarded blocks must follow the reused prefix directly");
+    public int takeCachedPrefix() {
+        if (!blocks.isEmpty()) {
+            throw new IllegalStateException("the cached prefix is taken once, into an empty cache");
         }
-        addBlocks(onboarded);
-        committedBlocks += onboarded.size();
-        advance(onboarded.size() * layout.blockSize());
+        List<KvBlock> found = pool.findCachedPrefix(chain.hashes());
+        addBlocks(found);
+        committedBlocks = found.size();
+        advance(found.size() * layout.blockSize());
+        return found.size();
+    }
+
+    /**
+     * Counts the next {@code count} blocks, which this cache already holds, as computed while {@code transfer}
+     * is still filling them from a lower tier a layer at a time: the tokens after them can be computed now,
+     * each layer's attention waiting for that layer ({@link OnboardTransfer#awaitLayer}). They are committed
+     * only by {@link #commitFullBlocks} after {@link #endStreaming}, once the transfer is done.
+     */
+    public void startStreaming(int count, OnboardTransfer transfer) {
+        int blockSize = layout.blockSize();
+        if (gate != null || committedBlocks * blockSize != length() || length() + count * blockSize > hashedTokens
+                || length() + count * blockSize > blocks.size() * blockSize) {
+            throw new IllegalStateException("streamed blocks must follow the committed prefix and be hashed and held");
+        }
+        gate = Objects.requireNonNull(transfer, "transfer");
+        advance(count * blockSize);
+    }
+
+    /** The transfer filling this cache's streamed blocks, or {@code null}. */
+    public OnboardTransfer streaming() {
+        return gate;
+    }
+
+    /** Forgets the streaming transfer once it is done (its blocks are then committed like computed ones). */
+    public void endStreaming() {
+        gate = null;
     }
 
     /**
@@ -143,6 +190,16 @@ public final class PagedKvCache extends KvCache {
         return pool.page(blocks.get(index));
     }
 
+    /** The pages of blocks {@code from .. from + count - 1}; valid while this cache holds them. */
+    public List<MemorySegment> pages(int from, int count) {
+        Objects.checkFromIndexSize(from, count, blocks.size());
+        List<MemorySegment> pages = new ArrayList<>(count);
+        for (int i = from; i < from + count; i++) {
+            pages.add(pool.page(blocks.get(i)));
+        }
+        return pages;
+    }
+
     /**
      * Makes sure pages cover {@code positions} positions, allocating from the pool.
      *
@@ -161,10 +218,14 @@ public final class PagedKvCache extends KvCache {
     }
 
     /**
-     * Hashes and commits the blocks that the last forward passes filled, making them reusable;
+     * Hashes and commits the blocks that the last forward passes filled (and onboarded ones), making them
+     * reusable; does nothing while blocks are streaming in ({@link #startStreaming});
      * {@code tokens} holds at least {@link #length()} tokens of this sequence.
      */
     public void commitFullBlocks(int[] tokens) {
+        if (gate != null) {
+            return; // blocks still streaming in must not become findable before they are whole
+        }
         if (length() > hashedTokens) {
             chain.append(tokens, hashedTokens, length() - hashedTokens);
             hashedTokens = length();
@@ -224,8 +285,12 @@ public final class PagedKvCache extends KvCache {
         }
     }
 
+    /** Waits, if blocks are still streaming in, until {@code layer} of them is in place. */
     @Override
     PagedKv layer(int layer) {
+        if (gate != null) {
+            gate.awaitLayer(layer);
+        }
         return new PagedKv(pool.memory(), layout.blockBytes(), layout.blockSize(),
                 layout.offsetInBlock(layer, KvPart.K, 0), layout.offsetInBlock(layer, KvPart.V, 0), table);
     }

@@ -74,13 +74,24 @@ class PrefixReuseTest {
     private record Outcome(List<List<int[]>> replies, long promptTokens, long promptTokensComputed, long cachedTokens) {
     }
 
-    /** Counts onboarded blocks per source tier. */
+    /** Counts onboarded blocks per source tier, and dropped offloads. */
     private static final class OnboardCounter implements KvStats {
         final ConcurrentHashMap<Tier, AtomicLong> onboarded = new ConcurrentHashMap<>();
+        final AtomicLong dropped = new AtomicLong();
 
         @Override
         public void onboarded(Tier from, Tier to, int blocks) {
             onboarded.computeIfAbsent(from, t -> new AtomicLong()).addAndGet(blocks);
+        }
+
+        @Override
+        public void offloadDropped(int blocks) {
+            dropped.addAndGet(blocks);
+        }
+
+        long onboardedFrom(Tier tier) {
+            AtomicLong count = onboarded.get(tier);
+            return count == null ? 0 : count.get();
         }
     }
 
@@ -189,6 +200,30 @@ class PrefixReuseTest {
         long onboarded = counter.onboarded.values().stream().mapToLong(AtomicLong::get).sum();
         assertThat(onboarded).as("blocks onboarded from G2/G3 (seed %d)", seed).isPositive();
         assertThat(tiered.promptTokensComputed()).isLessThan(reference.promptTokensComputed());
+    }
+
+    @Test
+    void greedyOutputsWithOffloadOnEqualThoseWithItOff() throws Exception {
+        long seed = System.nanoTime();
+        int g1Blocks = 12; // histories are evicted between turns
+        Outcome off = converse(seed, true, g1Blocks, null, KvStats.NONE);
+        long blockBytes = model.config().kvLayout(16).blockBytes();
+        // G2 only: histories stream back from host memory a layer at a time while the new turn is computed.
+        OnboardCounter streamed = new OnboardCounter();
+        Outcome host = converse(seed, true, g1Blocks, new OffloadConfig(List.of(new HostBlockStore(64 * blockBytes,
+                blockBytes)), OffloadPolicy.standard(), 4, 256), streamed);
+        // G3 only: histories are read back from disk and verified before the new turn runs.
+        OnboardCounter read = new OnboardCounter();
+        Outcome disk = converse(seed, true, g1Blocks, new OffloadConfig(List.of(new DiskBlockStore(
+                dir.resolve("g3-equal-" + seed), 1024 * blockBytes, blockBytes)), new OffloadPolicy(false, 0, false), 4, 256), read);
+
+        assertSameReplies(host, off, seed);
+        assertSameReplies(disk, off, seed);
+        assertThat(streamed.onboardedFrom(Tier.G2)).as("blocks streamed from G2 (seed %d)", seed).isPositive();
+        assertThat(read.onboardedFrom(Tier.G3)).as("blocks read from G3 (seed %d)", seed).isPositive();
+        assertThat(streamed.dropped.get() + read.dropped.get()).as("dropped offloads").isZero();
+        assertThat(host.promptTokensComputed()).isLessThan(off.promptTokensComputed());
+        assertThat(disk.promptTokensComputed()).isLessThan(off.promptTokensComputed());
     }
 
     @Test

@@ -29,7 +29,7 @@ import java.util.function.LongFunction;
  */
 public record KvConfig(int blocks, int blockSize, long hostBytes, Path diskDir, long diskBytes) {
 
-    /** Pages staged between an eviction and its write to lower tiers. */
+    /** Pages staged between an eviction that finds its block in no lower tier yet and the write there. */
     private static final int STAGING_BUFFERS = 64;
     /** Most blocks one onboard brings back (a 16k-token prefix with 16-token blocks). */
     private static final int MAX_ONBOARD_BLOCKS = 1024;
@@ -50,8 +50,8 @@ public record KvConfig(int blocks, int blockSize, long hostBytes, Path diskDir, 
 
     /**
      * Opens the tiers for pages of {@code layout} (whose block size must be this configuration's): G1 always,
-     * G2 and G3 when sized. Evicted blocks go to every lower tier configured; G3 takes only blocks hit at least
-     * twice when G2 exists too.
+     * G2 and G3 when sized. Every committed block is copied down at once to the fastest lower tier; with both
+     * G2 and G3, G3 takes what G2 evicts for room.
      *
      * @param events receives each step's KV events on the scheduler thread; must not block
      */
@@ -83,7 +83,7 @@ public record KvConfig(int blocks, int blockSize, long hostBytes, Path diskDir, 
             stores.add(remote.apply(blockBytes));
         }
         OffloadConfig offload = stores.isEmpty() ? null : new OffloadConfig(stores,
-                new OffloadPolicy(hostBytes >= blockBytes, hostBytes >= blockBytes ? 2 : 0, false),
+                new OffloadPolicy(hostBytes >= blockBytes, hostBytes >= blockBytes ? Integer.MAX_VALUE : 0, false, true),
                 STAGING_BUFFERS, MAX_ONBOARD_BLOCKS);
         return KvPool.create(layout, blocks, offload, new KvEventPublisher(worker, events), stats);
     }

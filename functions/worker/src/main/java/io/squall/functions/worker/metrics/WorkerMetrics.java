@@ -19,8 +19,9 @@ import java.util.function.Supplier;
  * {@code squall_worker_request_errors_total{code}}, {@code squall_worker_time_to_first_token_seconds},
  * {@code squall_worker_inter_token_latency_seconds}, and from the scheduler's stats
  * {@code squall_worker_running_sequences}, {@code squall_worker_waiting_sequences},
- * {@code squall_worker_kv_blocks_free}, {@code squall_worker_kv_blocks_total} and
- * {@code squall_worker_generated_tokens_total}; for disaggregated prefill
+ * {@code squall_worker_kv_blocks_free}, {@code squall_worker_kv_blocks_total},
+ * {@code squall_worker_generated_tokens_total}, {@code squall_worker_prompt_tokens_computed_total} and
+ * {@code squall_worker_preemptions_total}; for disaggregated prefill
  * {@code squall_worker_remote_prefills_total}, {@code squall_worker_remote_prefill_fallbacks_total{reason}},
  * {@code squall_worker_kv_blocks_pushed_total} and {@code squall_worker_kv_blocks_received_total}. Thread-safe.
  */
@@ -120,7 +121,11 @@ public final class WorkerMetrics {
                     new GaugeMetricFamily(PREFIX + "_waiting_sequences", "Sequences waiting for admission.", s.waiting()),
                     new GaugeMetricFamily(PREFIX + "_kv_blocks_free", "KV blocks not held by any sequence.", s.freeKvBlocks()),
                     new GaugeMetricFamily(PREFIX + "_kv_blocks_total", "KV blocks in the pool.", s.totalKvBlocks()),
-                    new CounterMetricFamily(PREFIX + "_generated_tokens_total", "Tokens generated.", s.generatedTokens()));
+                    new CounterMetricFamily(PREFIX + "_generated_tokens_total", "Tokens generated.", s.generatedTokens()),
+                    new CounterMetricFamily(PREFIX + "_prompt_tokens_computed_total",
+                            "Prompt tokens run through the model (the prefix cache served the others).", s.promptTokensComputed()),
+                    new CounterMetricFamily(PREFIX + "_preemptions_total",
+                            "Sequences preempted for lack of KV blocks (they recompute what G1 no longer holds).", s.preemptions()));
         }
     }
 }

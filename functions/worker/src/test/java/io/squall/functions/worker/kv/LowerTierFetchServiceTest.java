@@ -31,7 +31,7 @@ class LowerTierFetchServiceTest {
 
     private final HostBlockStore host = new HostBlockStore(8 * BLOCK_BYTES, BLOCK_BYTES);
     private final OffloadManager offload = new OffloadManager(new OffloadConfig(List.of(host),
-            OffloadPolicy.standard(), 2, 8), new KvEventPublisher(new WorkerId(1), batch -> { }), KvStats.NONE);
+            OffloadPolicy.standard(), 2, 8), new KvEventPublisher(new WorkerId(1), batch -> { }), KvStats.NONE, 16);
     private final LowerTierFetchService service = new LowerTierFetchService(offload);
 
     @AfterEach
