@@ -31,8 +31,14 @@ public record TokenChunk(int[] tokenIds, List<TokenLogprobs> logprobs, FinishRea
      * @param promptTokens tokens in the prompt
      * @param completionTokens tokens generated
      * @param cachedTokens prompt tokens whose KV was reused
+     * @param sources where the cached tokens came from, by tier, or {@code null} when not reported
      */
-    public record Usage(int promptTokens, int completionTokens, int cachedTokens) {
+    public record Usage(int promptTokens, int completionTokens, int cachedTokens, CacheSources sources) {
+
+        /** Counts without the tiers the cached tokens came from. */
+        public Usage(int promptTokens, int completionTokens, int cachedTokens) {
+            this(promptTokens, completionTokens, cachedTokens, null);
+        }
     }
 
     /**

@@ -6,6 +6,7 @@ import io.netty.buffer.Unpooled;
 import io.rsocket.RSocket;
 import io.rsocket.util.ByteBufPayload;
 import io.squall.functions.api.ErrorCode;
+import io.squall.functions.api.CacheSources;
 import io.squall.functions.api.FinishReason;
 import io.squall.functions.api.GenerateRequest;
 import io.squall.functions.api.KvFetchRequest;
@@ -148,7 +149,7 @@ class WorkerIT {
             step.thenRequest(1)
                     .assertNext(chunk -> {
                         assertThat(chunk.finishReason()).isEqualTo(FinishReason.LENGTH);
-                        assertThat(chunk.usage()).isEqualTo(new TokenChunk.Usage(5, 12, 0));
+                        assertThat(chunk.usage()).isEqualTo(new TokenChunk.Usage(5, 12, 0, CacheSources.NONE));
                     })
                     .expectComplete()
                     .verify(TIMEOUT);

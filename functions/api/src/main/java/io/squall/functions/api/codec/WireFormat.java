@@ -1,5 +1,6 @@
 package io.squall.functions.api.codec;
 
+import io.squall.functions.api.CacheSources;
 import io.squall.functions.api.FinishReason;
 import io.squall.functions.api.GenerateRequest;
 import io.squall.functions.api.KvBlockFrame;
@@ -128,6 +129,10 @@ public final class WireFormat {
         w.bool(c.usage() != null);
         if (c.usage() != null) {
             w.varint(c.usage().promptTokens()).varint(c.usage().completionTokens()).varint(c.usage().cachedTokens());
+            CacheSources sources = c.usage().sources();
+            if (sources != null) { // appended after the first version: readers that predate it stop before
+                w.varint(sources.g1()).varint(sources.g2()).varint(sources.g3()).varint(sources.remote());
+            }
         }
         return w.toByteArray();
     }
@@ -154,7 +159,14 @@ public final class WireFormat {
         if (finish > reasons.length) {
             throw WireReader.malformed("unknown finish reason " + finish);
         }
-        TokenChunk.Usage usage = in.bool() ? new TokenChunk.Usage(in.varint(), in.varint(), in.varint()) : null;
+        TokenChunk.Usage usage = null;
+        if (in.bool()) {
+            int prompt = in.varint();
+            int completion = in.varint();
+            int cached = in.varint();
+            CacheSources sources = in.hasMore() ? new CacheSources(in.varint(), in.varint(), in.varint(), in.varint()) : null;
+            usage = new TokenChunk.Usage(prompt, completion, cached, sources);
+        }
         return new TokenChunk(tokens, logprobs, finish == 0 ? null : reasons[finish - 1], usage);
     }
 

@@ -1,5 +1,6 @@
 package io.squall.functions.api.codec;
 
+import io.squall.functions.api.CacheSources;
 import io.squall.functions.api.ErrorCode;
 import io.squall.functions.api.FinishReason;
 import io.squall.functions.api.GenerateRequest;
@@ -65,6 +66,22 @@ class WireFormatTest {
                 biased);
         assertThat(WireFormat.decodePrefillRequest(ByteBuffer.wrap(WireFormat.encode(prefill))).sampling())
                 .isEqualTo(biased);
+    }
+
+    @Test
+    void theTiersOfCachedTokensTravelAfterTheUsageAndOlderFramesLackThem() {
+        CacheSources sources = new CacheSources(32, 160, 16, 300);
+        TokenChunk withTiers = new TokenChunk(new int[0], List.of(), FinishReason.STOP,
+                new TokenChunk.Usage(600, 3, 508, sources));
+        byte[] frame = WireFormat.encode(withTiers);
+        assertThat(WireFormat.decodeTokenChunk(ByteBuffer.wrap(frame)).usage().sources()).isEqualTo(sources);
+
+        byte[] older = WireFormat.encode(new TokenChunk(new int[0], List.of(), FinishReason.STOP,
+                new TokenChunk.Usage(600, 3, 508)));
+        assertThat(frame.length).isGreaterThan(older.length);
+        TokenChunk.Usage without = WireFormat.decodeTokenChunk(ByteBuffer.wrap(older)).usage();
+        assertThat(without.cachedTokens()).isEqualTo(508);
+        assertThat(without.sources()).isNull();
     }
 
     @Test

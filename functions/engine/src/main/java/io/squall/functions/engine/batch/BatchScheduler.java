@@ -7,6 +7,7 @@ import io.squall.functions.engine.sampling.SampledToken;
 import io.squall.functions.engine.sampling.Sampler;
 import io.squall.kvgrid.BlockHash;
 import io.squall.kvgrid.KvEvent.StoredBlock;
+import io.squall.kvgrid.Tier;
 import io.squall.kvgrid.offload.OnboardTransfer;
 import io.squall.kvgrid.pool.BlockPool;
 
@@ -218,7 +219,7 @@ public final class BatchScheduler implements AutoCloseable {
             }
             next.cache = cache;
             if (!next.admittedBefore) {
-                next.cachedTokens = cache.length();
+                next.cached(Tier.G1, cache.length());
             }
             if (!startRemotePrefill(next, reusable)) {
                 startOnboard(next, reusable);
@@ -324,11 +325,8 @@ public final class BatchScheduler implements AutoCloseable {
             if (s.onboarding != null && s.onboarding.done().isDone()) {
                 OnboardTransfer transfer = s.onboarding;
                 s.onboarding = null;
-                int filled = transfer.done().join();
-                s.cache.markComputed(filled * kv.pool().layout().blockSize(), s.tokens);
-                if (!s.admittedBefore) {
-                    s.cachedTokens = s.cache.length();
-                }
+                s.cache.markComputed(transfer.done().join() * kv.pool().layout().blockSize(), s.tokens);
+                countOnboarded(s, transfer);
                 reportPromptBlocks(s);
             }
             if (s.cache != null && s.cache.streaming() != null && s.cache.streaming().done().isDone()) {
@@ -353,11 +351,16 @@ public final class BatchScheduler implements AutoCloseable {
         }
         s.cache.endStreaming();
         s.cache.commitFullBlocks(s.tokens);
-        if (!s.admittedBefore) {
-            s.cachedTokens += transfer.streamedBlocks() * kv.pool().layout().blockSize();
-        }
+        countOnboarded(s, transfer);
         reportPromptBlocks(s);
         return true;
+    }
+
+    /** Counts a finished onboard's blocks as cached prompt tokens, by source tier (on first admission only). */
+    private void countOnboarded(Sequence s, OnboardTransfer transfer) {
+        if (!s.admittedBefore) {
+            transfer.sources().forEach(tier -> s.cached(tier, kv.pool().layout().blockSize()));
+        }
     }
 
     /** Plans and runs one forward pass; returns false when there was nothing to run. */
@@ -538,7 +541,8 @@ public final class BatchScheduler implements AutoCloseable {
     private void finish(Sequence s, FinishReason reason) {
         s.finished = true;
         try {
-            s.sink.onFinish(reason, new TokenSink.Usage(s.request.promptLength(), s.generated, s.cachedTokens));
+            s.sink.onFinish(reason, new TokenSink.Usage(s.request.promptLength(), s.generated, s.cachedTokens,
+                    s.cacheSources()));
         } catch (RuntimeException e) {
             LOG.warn("token sink of " + s.request.id() + " failed on finish", e);
         }

@@ -1,8 +1,10 @@
 package io.squall.functions.engine.batch;
 
+import io.squall.functions.api.CacheSources;
 import io.squall.functions.engine.model.PagedKvCache;
 import io.squall.functions.engine.sampling.Sampler;
 import io.squall.functions.engine.sampling.TokenHistory;
+import io.squall.kvgrid.Tier;
 import io.squall.kvgrid.offload.OnboardTransfer;
 
 import java.util.concurrent.CompletableFuture;
@@ -27,7 +29,10 @@ final class Sequence implements Generation {
     final float[] logits;
     int tokenCount;
     int generated;
+    /** Prompt tokens whose KV was reused on first admission (G1 prefix plus onboarded blocks). */
     int cachedTokens;
+    /** Of {@link #cachedTokens}, how many came from each tier, indexed by {@link Tier#ordinal()}. */
+    final int[] cachedFrom = new int[Tier.values().length];
     boolean admittedBefore;
     PagedKvCache cache;
     /**
@@ -64,6 +69,17 @@ final class Sequence implements Generation {
         this.tokenCount = request.promptLength();
         this.logits = new float[vocabSize];
         this.wake = wake;
+    }
+
+    /** Counts {@code tokens} more prompt tokens as served by the cache from {@code tier}. */
+    void cached(Tier tier, int tokens) {
+        cachedTokens += tokens;
+        cachedFrom[tier.ordinal()] += tokens;
+    }
+
+    CacheSources cacheSources() {
+        return new CacheSources(cachedFrom[Tier.G1.ordinal()], cachedFrom[Tier.G2.ordinal()], cachedFrom[Tier.G3.ordinal()],
+                cachedFrom[Tier.G4.ordinal()]);
     }
 
     int computed() {

@@ -1,10 +1,12 @@
 package io.squall.functions.engine.batch;
 
+import io.squall.functions.api.CacheSources;
 import io.squall.functions.api.FinishReason;
 import io.squall.functions.engine.sampling.SampledToken;
 import io.squall.kvgrid.BlockHash;
 
 import java.lang.foreign.MemorySegment;
+import java.util.Objects;
 
 /**
  * Receives one sequence's output. Called on the scheduler's thread, in order, never concurrently, and
@@ -41,7 +43,11 @@ public interface TokenSink {
      * @param promptTokens tokens in the prompt
      * @param completionTokens tokens emitted
      * @param cachedTokens prompt tokens whose KV was reused rather than computed
+     * @param sources the tiers {@code cachedTokens} came from
      */
-    record Usage(int promptTokens, int completionTokens, int cachedTokens) {
+    record Usage(int promptTokens, int completionTokens, int cachedTokens, CacheSources sources) {
+        public Usage {
+            Objects.requireNonNull(sources, "sources");
+        }
     }
 }

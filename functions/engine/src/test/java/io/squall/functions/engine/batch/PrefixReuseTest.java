@@ -1,6 +1,7 @@
 package io.squall.functions.engine.batch;
 
 import io.squall.functions.api.FinishReason;
+import io.squall.functions.api.CacheSources;
 import io.squall.functions.engine.model.Architecture;
 import io.squall.functions.engine.model.Model;
 import io.squall.functions.engine.model.RandomModel;
@@ -71,7 +72,8 @@ class PrefixReuseTest {
     }
 
     /** What a run of all conversations produced. */
-    private record Outcome(List<List<int[]>> replies, long promptTokens, long promptTokensComputed, long cachedTokens) {
+    private record Outcome(List<List<int[]>> replies, long promptTokens, long promptTokensComputed, long cachedTokens,
+                           CacheSources sources) {
     }
 
     /** Counts onboarded blocks per source tier, and dropped offloads. */
@@ -107,6 +109,7 @@ class PrefixReuseTest {
         }
         long promptTokens = 0;
         long cachedTokens = 0;
+        CacheSources sources = CacheSources.NONE;
         BatchConfig config = new BatchConfig(4, 64, true, 64, prefixCaching);
         KvEventPublisher events = new KvEventPublisher(new WorkerId(7), batch -> { });
         try (KvPool kv = KvPool.create(model.config().kvLayout(16), g1Blocks, offload, events, stats);
@@ -144,13 +147,15 @@ class PrefixReuseTest {
                     ((Admission.Queued) admission).generation().request(Long.MAX_VALUE);
                 }
                 for (int c = 0; c < CONVERSATIONS; c++) {
-                    cachedTokens += done.get(c).get(60, TimeUnit.SECONDS).cachedTokens();
+                    TokenSink.Usage usage = done.get(c).get(60, TimeUnit.SECONDS);
+                    cachedTokens += usage.cachedTokens();
+                    sources = sources.plus(usage.sources());
                     int[] reply = outputs.get(c).stream().mapToInt(Integer::intValue).toArray();
                     replies.get(c).add(reply);
                     histories.set(c, concat(histories.get(c), reply));
                 }
             }
-            return new Outcome(replies, promptTokens, scheduler.stats().promptTokensComputed(), cachedTokens);
+            return new Outcome(replies, promptTokens, scheduler.stats().promptTokensComputed(), cachedTokens, sources);
         }
     }
 
@@ -224,6 +229,15 @@ class PrefixReuseTest {
         assertThat(streamed.dropped.get() + read.dropped.get()).as("dropped offloads").isZero();
         assertThat(host.promptTokensComputed()).isLessThan(off.promptTokensComputed());
         assertThat(disk.promptTokensComputed()).isLessThan(off.promptTokensComputed());
+        // Each request's usage says where its cached tokens came from.
+        for (Outcome outcome : List.of(off, host, disk)) {
+            assertThat((long) outcome.sources().total()).isEqualTo(outcome.cachedTokens());
+        }
+        assertThat(off.sources().g2() + off.sources().g3()).isZero();
+        assertThat(host.sources().g2()).isPositive();
+        assertThat(host.sources().g3()).isZero();
+        assertThat(disk.sources().g3()).isPositive();
+        assertThat(disk.sources().g2()).isZero();
     }
 
     @Test

@@ -86,7 +86,8 @@ public final class SchedulerGenerateService implements GenerateService {
         @Override
         public void onFinish(FinishReason reason, Usage usage) {
             sink.next(new TokenChunk(new int[0], List.of(), reason,
-                    new TokenChunk.Usage(usage.promptTokens(), usage.completionTokens(), usage.cachedTokens())));
+                    new TokenChunk.Usage(usage.promptTokens(), usage.completionTokens(), usage.cachedTokens(),
+                            usage.sources())));
             sink.complete();
         }
 
