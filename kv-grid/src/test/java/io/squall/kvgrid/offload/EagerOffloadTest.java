@@ -49,19 +49,12 @@ class EagerOffloadTest extends OffloadFixture {
      * A slow tier: host memory presented as G3 whose writes wait, after saying they started, until the test
      * opens the gate.
      */
-    private static final class GatedStore implements BlockStore {
-        final HostBlockStore inner = new HostBlockStore(64 * BLOCK_BYTES, BLOCK_BYTES);
+    private static final class GatedStore extends RetieredStore {
         final CountDownLatch entered = new CountDownLatch(1);
         final CountDownLatch gate = new CountDownLatch(1);
 
-        @Override
-        public Tier tier() {
-            return Tier.G3;
-        }
-
-        @Override
-        public long blockBytes() {
-            return BLOCK_BYTES;
+        GatedStore() {
+            super(new HostBlockStore(64 * BLOCK_BYTES, BLOCK_BYTES), Tier.G3);
         }
 
         @Override
@@ -75,27 +68,7 @@ class EagerOffloadTest extends OffloadFixture {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException(e);
             }
-            return inner.put(hash, page);
-        }
-
-        @Override
-        public ReadResult read(BlockHash hash, MemorySegment target) {
-            return inner.read(hash, target);
-        }
-
-        @Override
-        public boolean contains(BlockHash hash) {
-            return inner.contains(hash);
-        }
-
-        @Override
-        public boolean remove(BlockHash hash) {
-            return inner.remove(hash);
-        }
-
-        @Override
-        public long blockCount() {
-            return inner.blockCount();
+            return super.put(hash, page);
         }
 
         @Override
@@ -103,6 +76,30 @@ class EagerOffloadTest extends OffloadFixture {
             gate.countDown();
             inner.close();
         }
+    }
+
+    /** A G3-only manager over a {@link GatedStore}, a pool of {@code blocks} pages, all allocated with random bytes. */
+    private record SlowTier(GatedStore store, OffloadManager manager, BlockPool pool, List<KvBlock> blocks) {
+        /** Commits {@code block} and waits until its copy has blocked the write lane in the store. */
+        void blockTheLane(int block, StoredBlock stored) throws InterruptedException {
+            pool.commit(blocks.get(block), null, stored);
+            assertThat(store.entered.await(30, TimeUnit.SECONDS)).isTrue();
+        }
+
+        void openTheGate() throws Exception {
+            store.gate.countDown();
+            manager.drained().get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    private SlowTier slowTier(int stagingBuffers, KvStats stats, int blocks) {
+        GatedStore store = closeLater(new GatedStore());
+        OffloadManager manager = manager(new OffloadConfig(List.of(store), new OffloadPolicy(false, 0, false),
+                stagingBuffers, 16), stats);
+        BlockPool pool = pool(blocks, manager);
+        List<KvBlock> allocated = allocate(pool, blocks);
+        allocated.forEach(block -> pool.page(block).copyFrom(Pages.random(random, BLOCK_BYTES)));
+        return new SlowTier(store, manager, pool, allocated);
     }
 
     @Test
@@ -142,75 +139,56 @@ class EagerOffloadTest extends OffloadFixture {
 
     @Test
     void evictionTakesABlockTheTiersHoldBeforeOlderOnesWhoseCopyIsStillQueued() throws Exception {
-        GatedStore slow = closeLater(new GatedStore());
-        OffloadManager manager = manager(new OffloadConfig(List.of(slow), new OffloadPolicy(false, 0, false), 4, 16),
-                KvStats.NONE);
-        BlockPool pool = pool(3, manager);
-        List<KvBlock> blocks = allocate(pool, 3);
+        SlowTier slow = slowTier(4, KvStats.NONE, 3);
         List<StoredBlock> chain = chain(3);
-        pool.commit(blocks.get(2), null, chain.get(2));
-        assertThat(slow.entered.await(30, TimeUnit.SECONDS)).isTrue(); // block 3 is copied; its write waits
-        pool.commit(blocks.get(0), null, chain.get(0));
-        pool.commit(blocks.get(1), null, chain.get(1));
-        pool.free(List.of(blocks.get(0)));
-        pool.free(List.of(blocks.get(1)));
-        pool.free(List.of(blocks.get(2))); // released last, but the only one whose copy is made
+        slow.blockTheLane(2, chain.get(2)); // block 3 is copied; its write waits
+        slow.pool().commit(slow.blocks().get(0), null, chain.get(0));
+        slow.pool().commit(slow.blocks().get(1), null, chain.get(1));
+        for (KvBlock block : slow.blocks()) {
+            slow.pool().free(List.of(block)); // block 3 is released last, but it is the only one copied
+        }
 
-        allocate(pool, 1);
+        allocate(slow.pool(), 1);
         publisher.flush();
         assertThat(hashesOf(KvEvent.Removed.class, Tier.G1)).containsExactly(new BlockHash(3));
 
-        slow.gate.countDown();
-        manager.drained().get(30, TimeUnit.SECONDS);
-        assertThat(slow.contains(new BlockHash(3))).isTrue();
+        slow.openTheGate();
+        assertThat(slow.store().contains(new BlockHash(3))).isTrue();
     }
 
     @Test
     void aBlockEvictedBeforeItsCopyIsStagedAndAnOnboardFindsItThere() throws Exception {
-        GatedStore slow = closeLater(new GatedStore());
-        OffloadManager manager = manager(new OffloadConfig(List.of(slow), new OffloadPolicy(false, 0, false), 4, 16),
-                KvStats.NONE);
-        BlockPool pool = pool(2, manager);
+        SlowTier slow = slowTier(4, KvStats.NONE, 2);
         List<StoredBlock> chain = chain(2);
-        List<KvBlock> blocks = allocate(pool, 2);
-        blocks.forEach(block -> pool.page(block).copyFrom(Pages.random(random, BLOCK_BYTES)));
-        long crc = Pages.crc(pool.page(blocks.get(1)));
-        pool.commit(blocks.get(0), null, chain.get(0));
-        assertThat(slow.entered.await(30, TimeUnit.SECONDS)).isTrue(); // the lane is stuck writing block 1
-        pool.commit(blocks.get(1), chain.get(0).hash(), chain.get(1));
-        pool.free(List.of(blocks.get(1)));
+        long crc = Pages.crc(slow.pool().page(slow.blocks().get(1)));
+        slow.blockTheLane(0, chain.get(0));
+        slow.pool().commit(slow.blocks().get(1), chain.get(0).hash(), chain.get(1));
+        slow.pool().free(List.of(slow.blocks().get(1)));
 
-        KvBlock page = allocate(pool, 1).getFirst(); // evicts block 2, whose copy never started
-        OnboardTransfer transfer = onboard(manager, pool, chain, 1, List.of(page));
+        KvBlock page = allocate(slow.pool(), 1).getFirst(); // evicts block 2, whose copy never started
+        OnboardTransfer transfer = onboard(slow.manager(), slow.pool(), chain, 1, List.of(page));
 
         assertThat(transfer.done().get()).isEqualTo(1);
-        assertThat(Pages.crc(pool.page(page))).as("seed %d", seed).isEqualTo(crc);
-        slow.gate.countDown();
-        manager.drained().get(30, TimeUnit.SECONDS);
-        assertThat(slow.contains(chain.get(1).hash())).isTrue();
+        assertThat(Pages.crc(slow.pool().page(page))).as("seed %d", seed).isEqualTo(crc);
+        slow.openTheGate();
+        assertThat(slow.store().contains(chain.get(1).hash())).isTrue();
     }
 
     @Test
     void whenTheTierCannotKeepUpThePoolWaitsAndOnlyThenDropsACountedCopy() throws Exception {
-        GatedStore slow = closeLater(new GatedStore());
         Counts counts = new Counts();
-        OffloadManager manager = manager(new OffloadConfig(List.of(slow), new OffloadPolicy(false, 0, false), 1, 16),
-                counts);
-        BlockPool pool = pool(3, manager);
+        SlowTier slow = slowTier(1, counts, 3);
         List<StoredBlock> chain = chain(3);
-        List<KvBlock> blocks = allocate(pool, 3);
-        pool.commit(blocks.get(0), null, chain.get(0));
-        assertThat(slow.entered.await(30, TimeUnit.SECONDS)).isTrue();
-        pool.commit(blocks.get(1), null, chain.get(1));
-        pool.commit(blocks.get(2), null, chain.get(2));
-        pool.free(List.of(blocks.get(1), blocks.get(2)));
+        slow.blockTheLane(0, chain.get(0));
+        slow.pool().commit(slow.blocks().get(1), null, chain.get(1));
+        slow.pool().commit(slow.blocks().get(2), null, chain.get(2));
+        slow.pool().free(slow.blocks().subList(1, 3));
 
-        allocate(pool, 2); // both unsafe: the first takes the one staging buffer, the second finds none
+        allocate(slow.pool(), 2); // both unsafe: the first takes the one staging buffer, the second finds none
 
         assertThat(counts.dropped.get()).isEqualTo(1);
         assertThat(counts.stalledNanos.get()).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(OffloadManager.MAX_STALL_MILLIS));
-        slow.gate.countDown();
-        manager.drained().get(30, TimeUnit.SECONDS);
-        assertThat(slow.blockCount()).as("block 1 (eager) and one of the evicted blocks (staged)").isEqualTo(2);
+        slow.openTheGate();
+        assertThat(slow.store().blockCount()).as("block 1 (eager) and one of the evicted blocks (staged)").isEqualTo(2);
     }
 }

@@ -16,12 +16,18 @@ class HostBlockStoreTest extends BlockStoreContract {
         return new HostBlockStore(blocks * BLOCK_BYTES + BLOCK_BYTES - 1, BLOCK_BYTES);
     }
 
-    @Test
-    void aPinnedBlockIsLentInPlaceAndOutlivesEvictionPressure() {
+    /** Fills the store's three slots with blocks 1, 2, 3; returns block 1's bytes. */
+    private MemorySegment fill() {
         MemorySegment first = Pages.random(random, BLOCK_BYTES);
         store.put(new BlockHash(1), first);
         store.put(new BlockHash(2), Pages.random(random, BLOCK_BYTES));
         store.put(new BlockHash(3), Pages.random(random, BLOCK_BYTES));
+        return first;
+    }
+
+    @Test
+    void aPinnedBlockIsLentInPlaceAndOutlivesEvictionPressure() {
+        MemorySegment first = fill();
         try (PinnedBlock pin = store.pin(new BlockHash(1))) {
             assertThat(pin.hash()).isEqualTo(new BlockHash(1));
             for (long hash = 4; hash <= 8; hash++) {
@@ -42,9 +48,9 @@ class HostBlockStoreTest extends BlockStoreContract {
 
     @Test
     void aPutFindingEverySlotPinnedFailsAndChangesNothing() {
+        fill();
         List<PinnedBlock> pins = new ArrayList<>();
         for (long hash = 1; hash <= 3; hash++) {
-            store.put(new BlockHash(hash), Pages.random(random, BLOCK_BYTES));
             pins.add(store.pin(new BlockHash(hash)));
         }
         assertThatThrownBy(() -> store.put(new BlockHash(4), Pages.random(random, BLOCK_BYTES)))
@@ -57,10 +63,7 @@ class HostBlockStoreTest extends BlockStoreContract {
 
     @Test
     void aPutShowsTheBlockItEvictsWhileItsBytesAreIntact() {
-        MemorySegment oldest = Pages.random(random, BLOCK_BYTES);
-        store.put(new BlockHash(1), oldest);
-        store.put(new BlockHash(2), Pages.random(random, BLOCK_BYTES));
-        store.put(new BlockHash(3), Pages.random(random, BLOCK_BYTES));
+        MemorySegment oldest = fill();
         List<Long> spilled = new ArrayList<>();
 
         List<BlockHash> evicted = store.put(new BlockHash(4), Pages.random(random, BLOCK_BYTES), (hash, page) -> {

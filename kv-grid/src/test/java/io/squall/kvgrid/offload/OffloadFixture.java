@@ -17,6 +17,7 @@ import io.squall.kvgrid.pool.KvBlock;
 import io.squall.kvgrid.pool.KvElementType;
 import io.squall.kvgrid.pool.KvEventPublisher;
 import io.squall.kvgrid.pool.KvLayout;
+import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -109,6 +110,56 @@ abstract class OffloadFixture {
                 count -> pages.subList(0, Math.min(count, pages.size())).stream().map(pool::page).toList());
         assertThat(transfer.done().get(30, TimeUnit.SECONDS)).isNotNegative();
         return transfer;
+    }
+
+    /** Another store presented as a different tier (a test's G3 or G4 in host memory); closes nothing. */
+    static class RetieredStore implements BlockStore {
+        final BlockStore inner;
+        private final Tier tier;
+
+        RetieredStore(BlockStore inner, Tier tier) {
+            this.inner = inner;
+            this.tier = tier;
+        }
+
+        @Override
+        public Tier tier() {
+            return tier;
+        }
+
+        @Override
+        public long blockBytes() {
+            return inner.blockBytes();
+        }
+
+        @Override
+        public List<BlockHash> put(BlockHash hash, MemorySegment page) {
+            return inner.put(hash, page);
+        }
+
+        @Override
+        public ReadResult read(BlockHash hash, MemorySegment target) {
+            return inner.read(hash, target);
+        }
+
+        @Override
+        public boolean contains(BlockHash hash) {
+            return inner.contains(hash);
+        }
+
+        @Override
+        public boolean remove(BlockHash hash) {
+            return inner.remove(hash);
+        }
+
+        @Override
+        public long blockCount() {
+            return inner.blockCount();
+        }
+
+        @Override
+        public void close() {
+        }
     }
 
     List<BlockHash> hashesOf(Class<? extends KvEvent> type, Tier tier) {

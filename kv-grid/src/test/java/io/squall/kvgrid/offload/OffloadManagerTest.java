@@ -119,7 +119,7 @@ class OffloadManagerTest extends OffloadFixture {
         HostBlockStore host = closeLater(new HostBlockStore(BLOCK_BYTES, BLOCK_BYTES));
         DiskBlockStore disk = closeLater(new DiskBlockStore(directory, 1 << 20, BLOCK_BYTES));
         HostBlockStore shared = closeLater(new HostBlockStore(4 * BLOCK_BYTES, BLOCK_BYTES));
-        BlockStore grid = new ForwardingStore(shared, Tier.G4);
+        BlockStore grid = new RetieredStore(shared, Tier.G4);
         OffloadManager manager = manager(new OffloadConfig(List.of(grid, disk, host), new OffloadPolicy(true, 0, false),
                 8, 16), KvStats.NONE);
         MemorySegment page = Pages.random(random, BLOCK_BYTES);
@@ -177,42 +177,5 @@ class OffloadManagerTest extends OffloadFixture {
         byte[] bytes = Files.readAllBytes(file);
         bytes[bytes.length - 1 - random.nextInt((int) BLOCK_BYTES)] ^= 1;
         Files.write(file, bytes);
-    }
-
-    /** A store presenting another one as a different tier. */
-    private record ForwardingStore(BlockStore inner, Tier tier) implements BlockStore {
-        @Override
-        public long blockBytes() {
-            return inner.blockBytes();
-        }
-
-        @Override
-        public List<BlockHash> put(BlockHash hash, MemorySegment page) {
-            return inner.put(hash, page);
-        }
-
-        @Override
-        public ReadResult read(BlockHash hash, MemorySegment target) {
-            return inner.read(hash, target);
-        }
-
-        @Override
-        public boolean contains(BlockHash hash) {
-            return inner.contains(hash);
-        }
-
-        @Override
-        public boolean remove(BlockHash hash) {
-            return inner.remove(hash);
-        }
-
-        @Override
-        public long blockCount() {
-            return inner.blockCount();
-        }
-
-        @Override
-        public void close() {
-        }
     }
 }
