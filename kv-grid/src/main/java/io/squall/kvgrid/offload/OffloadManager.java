@@ -31,20 +31,21 @@ import org.slf4j.LoggerFactory;
  * pressure normally costs nothing. When it does find a block without the copies the policy wants (the lane
  * fell behind, the block was hit often enough for G3, or G2 has since dropped it), the page is copied into a
  * staging buffer on the pool's thread and written from there; if every staging buffer is busy the pool's
- * thread waits for one (backpressure, at most {@value #MAX_STALL_MILLIS} ms per block, counted by
- * {@link KvStats#offloadStalled}), and only then drops the copy: counted by {@link KvStats#offloadDropped}
- * and logged. G2's own evictions move down to G3 when the policy {@linkplain OffloadPolicy#spill() spills}.
+ * thread waits for one (backpressure, counted by {@link KvStats#offloadStalled}), and only when none comes
+ * within {@value #MAX_STALL_MILLIS} ms drops the copy: counted by {@link KvStats#offloadDropped} and logged.
+ * After such a timeout it does not wait again until the lane frees a buffer. G2's own evictions move down
+ * to G3 when the policy {@linkplain OffloadPolicy#spill() spills}.
  *
  * <p><b>Onboard.</b> {@link #onboard} copies the blocks of a prompt that follow its G1 hits from the lower
- * tiers straight into G1 pages the caller already holds, on two lanes that never queue behind the writes
+ * tiers straight into G1 pages the caller takes for them, on two lanes that never queue behind the writes
  * ({@link OnboardLanes}): a run of blocks in host memory is pinned and streamed layer by layer, so the
  * caller may compute the prompt's tail meanwhile ({@link OnboardTransfer}); anything that may need disk or
  * another worker is read block by block and verified first. A block evicted a moment ago whose write has
  * not landed is found in its staging buffer.
  *
  * <p>Thread-safe; {@link #evicted}, {@link #committed}, {@link #released} and {@link #onboard} are meant for
- * the pool's owner thread and never block on I/O. The manager does not own the stores: close them after
- * closing the manager.
+ * the pool's owner thread and never block on I/O ({@link #evicted} may wait for the write lane, as above).
+ * The manager does not own the stores: close them after closing the manager.
  */
 public final class OffloadManager implements EvictionSink, AutoCloseable {
 
@@ -63,6 +64,11 @@ public final class OffloadManager implements EvictionSink, AutoCloseable {
     private final OnboardLanes onboards;
     private final AtomicLong dropped = new AtomicLong();
     private long lastDropLog = System.nanoTime() - DROP_LOG_INTERVAL_NANOS;
+    /**
+     * {@link StagingArea#returned()} when a wait for a staging buffer last timed out, or -1 if the last wait did
+     * not; used on the pool's thread only.
+     */
+    private long stuckAtReturned = -1;
 
     /**
      * @param blockTokens tokens per block, for counting the prompt tokens each tier served
@@ -136,14 +142,21 @@ public final class OffloadManager implements EvictionSink, AutoCloseable {
         return store.tier() == Tier.G4 ? residency.holds(hash, Tier.G4) : store.touch(hash);
     }
 
+    /**
+     * A free staging buffer, waiting for the write lane to free one if none is; but once a wait has timed out,
+     * no other wait until the lane frees a buffer again (a stuck tier costs the pool's thread one wait, not
+     * one per evicted block).
+     */
     private MemorySegment stagingBuffer() {
-        long start = System.nanoTime();
         try {
             MemorySegment buffer = staging.take(0);
-            if (buffer == null) {
-                buffer = staging.take(TimeUnit.MILLISECONDS.toNanos(MAX_STALL_MILLIS));
-                stats.offloadStalled(System.nanoTime() - start);
+            if (buffer != null || staging.returned() == stuckAtReturned) {
+                return buffer;
             }
+            long start = System.nanoTime();
+            buffer = staging.take(TimeUnit.MILLISECONDS.toNanos(MAX_STALL_MILLIS));
+            stats.offloadStalled(System.nanoTime() - start);
+            stuckAtReturned = buffer == null ? staging.returned() : -1;
             return buffer;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -255,19 +268,28 @@ public final class OffloadManager implements EvictionSink, AutoCloseable {
     }
 
     /**
-     * How many of {@code hashes}, from the first, may be read from a tier that is not in memory: the run the
-     * disk tier's index holds, or all of them when another worker or the grid (G4) may hold them.
+     * How many of {@code hashes}, from the first, the storage lane may read block by block: the run that this
+     * worker's own tiers (G2, G3) hold once the run in memory has ended (a block on disk may be followed by
+     * blocks in G2), or all of them when another worker or the grid (G4) may hold them.
      */
     private int slowRun(List<BlockHash> hashes) {
         if (config.store(Tier.G4) != null) {
             return hashes.size();
         }
-        BlockStore disk = config.store(Tier.G3);
         int run = 0;
-        while (disk != null && run < hashes.size() && disk.contains(hashes.get(run))) {
+        while (run < hashes.size() && heldLocally(hashes.get(run))) {
             run++;
         }
         return run;
+    }
+
+    private boolean heldLocally(BlockHash hash) {
+        for (BlockStore store : config.stores()) {
+            if (store.tier() != Tier.G4 && store.contains(hash)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean closed(OnboardLanes.Pinned pin) {

@@ -9,6 +9,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Host-memory pages holding copies on their way down the tiers, and the index of those copies by hash, so
@@ -39,6 +40,8 @@ final class StagingArea implements AutoCloseable {
     private final Arena arena = Arena.ofShared();
     private final BlockingQueue<MemorySegment> free;
     private final ConcurrentHashMap<BlockHash, Staged> published = new ConcurrentHashMap<>();
+    /** Buffers handed back so far: a waiter that timed out can tell whether any came back since. */
+    private final AtomicLong returned = new AtomicLong();
 
     StagingArea(int buffers, long blockBytes) {
         this.blockBytes = blockBytes;
@@ -58,6 +61,12 @@ final class StagingArea implements AutoCloseable {
     /** Returns a buffer that was never published. */
     void giveBack(MemorySegment buffer) {
         free.add(buffer);
+        returned.incrementAndGet();
+    }
+
+    /** How many buffers have been handed back so far (ever growing). */
+    long returned() {
+        return returned.get();
     }
 
     /** Makes a filled buffer findable by its block's hash until {@link #retire}. */
@@ -79,7 +88,7 @@ final class StagingArea implements AutoCloseable {
             staged.retired = true;
         }
         if (pooled) {
-            free.add(staged.bytes);
+            giveBack(staged.bytes);
         }
     }
 
