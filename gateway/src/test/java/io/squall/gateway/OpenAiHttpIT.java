@@ -99,6 +99,24 @@ class OpenAiHttpIT {
     }
 
     @Test
+    void aRepeatedPromptReportsItsCachedTokensByTierInUsageAndMetrics() throws Exception {
+        String body = """
+                {"model":"demo","messages":[{"role":"user","content":"%s"}],"max_tokens":2,"temperature":0}"""
+                .formatted("the returning conversation resends its whole history ".repeat(6));
+        JsonNode first = json(http.post("/v1/chat/completions", body).body()).path("usage").path("prompt_tokens_details");
+        JsonNode again = json(http.post("/v1/chat/completions", body).body()).path("usage").path("prompt_tokens_details");
+
+        assertThat(first.path("cached_tokens_by_tier").isObject()).isTrue();
+        int cached = again.path("cached_tokens").asInt();
+        assertThat(cached).as("the prompt's full blocks, kept in G1").isGreaterThanOrEqualTo(16);
+        JsonNode tiers = again.path("cached_tokens_by_tier");
+        assertThat(tiers.path("g1").asInt()).isEqualTo(cached);
+        assertThat(tiers.path("g2").asInt() + tiers.path("g3").asInt() + tiers.path("remote").asInt()).isZero();
+        assertThat(http.get("/metrics").body())
+                .contains("squall_gateway_cached_tokens_by_tier_total{model=\"demo\",tier=\"g1\",}");
+    }
+
+    @Test
     void streamIsSseChunksEndingWithUsageAndDone() throws Exception {
         HttpResponse<String> response = http.post("/v1/chat/completions", """
                 {"model":"demo","messages":[{"role":"user","content":[{"type":"text","text":"Hi"}]}],

@@ -67,10 +67,13 @@ public final class DirectTarget implements Target {
             LongList itl = new LongList();
             long[] timing = {-1, 0};
             int[] tokens = {0};
-            endpoint.service().generate(generate).doOnNext(chunk -> onChunk(chunk, decoder, text, itl, timing, tokens, start))
+            TokenChunk last = endpoint.service().generate(generate)
+                    .doOnNext(chunk -> onChunk(chunk, decoder, text, itl, timing, tokens, start))
                     .blockLast(Duration.ofMinutes(30));
+            TokenChunk.Usage usage = last == null ? null : last.usage();
             return new Outcome(timing[0], itl.toArray(), System.nanoTime() - start, tokens[0], text.toString(), null,
-                    new Outcome.Served(prompt.length, -1, null, -1, 0));
+                    usage == null ? new Outcome.Served(prompt.length, -1, null, -1, 0)
+                            : new Outcome.Served(prompt.length, usage.cachedTokens(), null, -1, 0, usage.sources()));
         } catch (RuntimeException e) {
             return Outcome.failed(System.nanoTime() - start, e.toString());
         }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.squall.functions.api.CacheSources;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -242,9 +243,16 @@ public final class HttpTarget implements Target {
                 served = new Outcome.Served(usage.path("prompt_tokens").asInt(-1),
                         usage.path("prompt_tokens_details").path("cached_tokens").asInt(-1),
                         route.path("worker").isTextual() ? route.path("worker").textValue() : null,
-                        route.path("overlap_blocks").asInt(-1), route.path("migrations").asInt(0));
+                        route.path("overlap_blocks").asInt(-1), route.path("migrations").asInt(0), byTier(usage));
             }
         }
         return Outcome.failed(System.nanoTime() - start, "the stream ended without [DONE]");
+    }
+
+    /** Squall's split of the usage's cached tokens by tier ({@code cached_tokens_by_tier}), or null without one. */
+    static CacheSources byTier(JsonNode usage) {
+        JsonNode tiers = usage.path("prompt_tokens_details").path("cached_tokens_by_tier");
+        return tiers.isObject() ? new CacheSources(tiers.path("g1").asInt(), tiers.path("g2").asInt(),
+                tiers.path("g3").asInt(), tiers.path("remote").asInt()) : null;
     }
 }

@@ -1,5 +1,7 @@
 package io.squall.cli.bench;
 
+import io.squall.functions.api.CacheSources;
+
 /**
  * What one request measured, in nanoseconds.
  *
@@ -22,9 +24,16 @@ public record Outcome(long ttftNanos, long[] itlNanos, long latencyNanos, int ou
      * @param worker        the worker that finished the request ({@code return_routing}), or null
      * @param overlapBlocks prompt blocks the router believed that worker held, or -1 when unknown
      * @param migrations    times the request moved to another worker
+     * @param cachedByTier  where the cached tokens came from (G1, G2, G3, remote), or null when not said
      */
-    public record Served(int promptTokens, int cachedTokens, String worker, int overlapBlocks, int migrations) {
+    public record Served(int promptTokens, int cachedTokens, String worker, int overlapBlocks, int migrations,
+                         CacheSources cachedByTier) {
         static final Served UNKNOWN = new Served(-1, -1, null, -1, 0);
+
+        /** Without the split of the cached tokens by tier. */
+        public Served(int promptTokens, int cachedTokens, String worker, int overlapBlocks, int migrations) {
+            this(promptTokens, cachedTokens, worker, overlapBlocks, migrations, null);
+        }
     }
 
     static Outcome failed(long latencyNanos, String error) {

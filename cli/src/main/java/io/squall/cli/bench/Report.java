@@ -1,5 +1,7 @@
 package io.squall.cli.bench;
 
+import io.squall.functions.api.CacheSources;
+
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -94,7 +96,8 @@ public final class Report {
 
     /**
      * The report object: requests, errors, duration_s, ttft_ms, itl_ms, latency_ms, throughputs, error_kinds,
-     * the prompt-cache hit rate and its ceiling (with the router's efficiency, their ratio) and per-request routing.
+     * the prompt-cache hit rate (the cached tokens by tier when every request said where they came from) and its
+     * ceiling (with the router's efficiency, their ratio) and per-request routing.
      */
     public static Map<String, Object> of(Run run, Options options) {
         Samples samples = Samples.of(run, options.speedup());
@@ -139,6 +142,7 @@ public final class Report {
         long prompt = 0;
         long cached = 0;
         long oracle = 0;
+        CacheSources byTier = CacheSources.NONE;
         Map<String, Map<String, Long>> byWorker = new TreeMap<>();
         List<Map<String, Object>> requests = new java.util.ArrayList<>();
         for (Result result : run.results()) {
@@ -166,6 +170,7 @@ public final class Report {
             if (outcome.ok() && served.promptTokens() >= 0 && served.cachedTokens() >= 0) {
                 prompt += served.promptTokens();
                 cached += served.cachedTokens();
+                byTier = byTier == null || served.cachedByTier() == null ? null : byTier.plus(served.cachedByTier());
                 oracle += best == null ? 0 : best;
                 if (served.worker() != null) {
                     Map<String, Long> worker = byWorker.computeIfAbsent(served.worker(), w -> new LinkedHashMap<>());
@@ -176,6 +181,7 @@ public final class Report {
             }
         }
         report.put("cache_hit_rate", prompt == 0 ? null : round((double) cached / prompt));
+        report.put("cached_tokens_by_tier", prompt == 0 || byTier == null ? null : byTier(byTier));
         boolean known = ceiling != null || run.results().stream().anyMatch(r -> r.ceilingTokens() >= 0);
         report.put("cache_hit_ceiling", prompt == 0 || !known ? null : round((double) oracle / prompt));
         report.put("router_efficiency", oracle == 0 ? null : round((double) cached / oracle));
@@ -183,6 +189,16 @@ public final class Report {
         routing.put("by_worker", byWorker);
         routing.put("requests", requests);
         report.put("routing", routing);
+    }
+
+    /** The cached prompt tokens by the tier they came from: {@code {g1, g2, g3, remote}}. */
+    private static Map<String, Integer> byTier(CacheSources sources) {
+        Map<String, Integer> tiers = new LinkedHashMap<>();
+        tiers.put("g1", sources.g1());
+        tiers.put("g2", sources.g2());
+        tiers.put("g3", sources.g3());
+        tiers.put("remote", sources.remote());
+        return tiers;
     }
 
     private static Map<String, Double> summary(double[] sorted) {

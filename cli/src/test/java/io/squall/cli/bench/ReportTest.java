@@ -1,5 +1,7 @@
 package io.squall.cli.bench;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.squall.functions.api.CacheSources;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -12,6 +14,11 @@ class ReportTest {
     private static Report.Result ok(long sentMs, int prompt, int cached, String worker, int ceiling) {
         return new Report.Result(null, sentMs * 1_000_000, 0, new Outcome(50_000_000, new long[] {10_000_000}, 200_000_000,
                 8, "", null, new Outcome.Served(prompt, cached, worker, cached / 16, 0)), ceiling);
+    }
+
+    private static Report.Result tiered(int prompt, int cached, CacheSources byTier) {
+        return new Report.Result(null, 0, 0, new Outcome(50_000_000, new long[0], 200_000_000, 8, "", null,
+                new Outcome.Served(prompt, cached, "a", cached / 16, 0, byTier)), -1);
     }
 
     private static Report.Result failed(long sentMs, String error) {
@@ -52,5 +59,42 @@ class ReportTest {
         Map<String, Map<String, Long>> byWorker = (Map<String, Map<String, Long>>) routing.get("by_worker");
         assertThat(byWorker.get("a")).containsEntry("requests", 2L).containsEntry("cached_tokens", 64L);
         assertThat((List<?>) routing.get("requests")).hasSize(4);
+    }
+
+    @Test
+    void sumsTheCachedTokensByTierOfTheSuccessfulRequests() {
+        Report.Run run = new Report.Run(List.of(
+                tiered(100, 64, new CacheSources(16, 48, 0, 0)),
+                tiered(200, 96, new CacheSources(32, 32, 16, 16)),
+                failed(30, "HTTP 503: overloaded")), 1_000_000_000L);
+
+        Map<String, Object> report = Report.of(run, Report.Options.wallClock());
+
+        assertThat(report.get("cache_hit_rate")).isEqualTo(0.533);
+        assertThat(report.get("cached_tokens_by_tier")).isEqualTo(Map.of("g1", 48, "g2", 80, "g3", 16, "remote", 16));
+    }
+
+    @Test
+    void leavesTheSplitByTierOutWhenARequestDidNotSayIt() {
+        Report.Run run = new Report.Run(List.of(
+                tiered(100, 64, new CacheSources(64, 0, 0, 0)),
+                ok(10, 100, 32, "a", 0)), 1_000_000_000L);
+
+        Map<String, Object> report = Report.of(run, Report.Options.wallClock());
+
+        assertThat(report.get("cache_hit_rate")).isEqualTo(0.48);
+        assertThat(report.get("cached_tokens_by_tier")).isNull();
+    }
+
+    @Test
+    void readsSquallsSplitByTierFromTheOpenAiUsage() throws Exception {
+        ObjectMapper json = new ObjectMapper();
+
+        assertThat(HttpTarget.byTier(json.readTree("""
+                {"prompt_tokens":120,"completion_tokens":8,
+                 "prompt_tokens_details":{"cached_tokens":96,"cached_tokens_by_tier":{"g1":16,"g2":64,"g3":16,"remote":0}}}""")))
+                .isEqualTo(new CacheSources(16, 64, 16, 0));
+        assertThat(HttpTarget.byTier(json.readTree("""
+                {"prompt_tokens":120,"completion_tokens":8,"prompt_tokens_details":{"cached_tokens":96}}"""))).isNull();
     }
 }

@@ -1,6 +1,8 @@
 package io.squall.gateway.metrics;
 
 import io.prometheus.client.CollectorRegistry;
+import io.squall.functions.api.CacheSources;
+import io.squall.functions.api.TokenChunk;
 import io.squall.functions.stage.StageEndpoints;
 import io.squall.functions.discovery.traffic.TrafficRecorder;
 import io.prometheus.client.Counter;
@@ -44,6 +46,9 @@ public final class GatewayMetrics {
     private final Counter cachedTokens = Counter.build("squall_gateway_cached_tokens_total",
                     "Prompt tokens whose KV a worker reused.")
             .labelNames("model").register(registry);
+    private final Counter cachedTokensByTier = Counter.build("squall_gateway_cached_tokens_by_tier_total",
+                    "Prompt tokens whose KV a worker reused, by the tier they came from (g1, g2, g3, remote).")
+            .labelNames("model", "tier").register(registry);
     private final Counter disconnects = Counter.build("squall_gateway_client_disconnects_total",
                     "Requests whose client went away before the response ended; their generation was cancelled.")
             .labelNames("route", "model").register(registry);
@@ -119,11 +124,19 @@ public final class GatewayMetrics {
         traffic.interTokenLatency(seconds);
     }
 
-    public void tokens(String model, int input, int output, int cached) {
-        inputTokens.labels(model).observe(input);
-        outputTokens.labels(model).observe(output);
-        cachedTokens.labels(model).inc(cached);
-        traffic.requestFinished(input, output, cached);
+    /** Records a finished request's token counts; the split of its cached tokens by tier when it has one. */
+    public void tokens(String model, TokenChunk.Usage usage) {
+        inputTokens.labels(model).observe(usage.promptTokens());
+        outputTokens.labels(model).observe(usage.completionTokens());
+        cachedTokens.labels(model).inc(usage.cachedTokens());
+        traffic.requestFinished(usage.promptTokens(), usage.completionTokens(), usage.cachedTokens());
+        CacheSources sources = usage.sources();
+        if (sources != null) {
+            cachedTokensByTier.labels(model, "g1").inc(sources.g1());
+            cachedTokensByTier.labels(model, "g2").inc(sources.g2());
+            cachedTokensByTier.labels(model, "g3").inc(sources.g3());
+            cachedTokensByTier.labels(model, "remote").inc(sources.remote());
+        }
     }
 
     /**

@@ -169,8 +169,10 @@ public final class RoutedGenerateService implements GenerateService, AutoCloseab
                 return chunk;
             }
             TokenChunk.Usage usage = chunk.usage();
+            int cached = Math.min(usage.cachedTokens(), original.tokens().length);
             return new TokenChunk(chunk.tokenIds(), chunk.logprobs(), chunk.finishReason(), new TokenChunk.Usage(
-                    original.tokens().length, generated.length, Math.min(usage.cachedTokens(), original.tokens().length)));
+                    original.tokens().length, generated.length, cached,
+                    usage.sources() == null ? null : usage.sources().firstTokens(cached)));
         }
     }
 

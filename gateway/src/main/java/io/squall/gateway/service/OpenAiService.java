@@ -3,6 +3,7 @@ package io.squall.gateway.service;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.squall.functions.api.CacheSources;
 import io.squall.functions.api.GenerateRequest;
 import io.squall.functions.api.TokenChunk;
 import io.squall.gateway.admission.InFlightLimiter;
@@ -348,6 +349,8 @@ public final class OpenAiService {
         private long lastTokenNanos;
         private int completionTokens;
         private int cachedTokens;
+        /** Where {@link #cachedTokens} came from, by tier; null once a worker did not say. */
+        private CacheSources sources = CacheSources.NONE;
 
         Observer(Job job) {
             this.job = job;
@@ -370,17 +373,19 @@ public final class OpenAiService {
                 completionTokens += delta.usage().completionTokens();
                 if (indexed.index() % job.params().n() == 0) {
                     cachedTokens += delta.usage().cachedTokens();
+                    CacheSources more = delta.usage().sources();
+                    sources = sources == null || more == null ? null : sources.plus(more);
                 }
             }
         }
 
         TokenChunk.Usage usage() {
-            return new TokenChunk.Usage(job.promptTokens(), completionTokens, cachedTokens);
+            return new TokenChunk.Usage(job.promptTokens(), completionTokens, cachedTokens, sources);
         }
 
         void onComplete() {
             if (finish(200)) {
-                metrics.tokens(model, job.promptTokens(), completionTokens, cachedTokens);
+                metrics.tokens(model, usage());
                 for (RouteNote note : job.routes()) {
                     if (note.worker() != null) {
                         metrics.routed(model, note.worker().toString(), note.overlapBlocks(), note.migrations());

@@ -2,6 +2,7 @@ package io.squall.gateway.service;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.squall.functions.api.CacheSources;
 import io.squall.functions.api.TokenChunk;
 import io.squall.functions.engine.tokenizer.Tokenizer;
 import io.squall.gateway.openai.Json;
@@ -88,7 +89,13 @@ abstract sealed class ResponseFormat permits ChatFormat, CompletionFormat {
         node.put("prompt_tokens", usage.promptTokens());
         node.put("completion_tokens", usage.completionTokens());
         node.put("total_tokens", usage.promptTokens() + usage.completionTokens());
-        node.putObject("prompt_tokens_details").put("cached_tokens", usage.cachedTokens());
+        ObjectNode details = node.putObject("prompt_tokens_details");
+        details.put("cached_tokens", usage.cachedTokens());
+        CacheSources sources = usage.sources();
+        if (sources != null) { // a Squall extension: where the cached tokens came from
+            details.putObject("cached_tokens_by_tier").put("g1", sources.g1()).put("g2", sources.g2())
+                    .put("g3", sources.g3()).put("remote", sources.remote());
+        }
         return node;
     }
 
