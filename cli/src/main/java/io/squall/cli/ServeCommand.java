@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
@@ -132,6 +133,8 @@ final class ServeCommand implements Callable<Integer> {
                     stage.disaggregation()), source, cluster.discovery(), cluster.kvSharing());
             stages.add(worker);
             worker.worker().ready().get();
+            System.err.println("squall serve: worker " + i + " (" + roles.get(i).name().toLowerCase(Locale.ROOT)
+                    + ") metrics on http://" + host + ":" + worker.port() + "/metrics");
         }
         GatewayOptions.FrontDoor front = gateway.start(host, gateway.modelId(file), shared.metadata(), cluster);
         stages.addFirst(front);

@@ -68,6 +68,11 @@ public final class WorkerApplication implements AutoCloseable {
         return worker;
     }
 
+    /** The port of the worker's own HTTP server ({@code /healthz}, {@code /readyz}, {@code /metrics}, {@code /rsocket}). */
+    public int port() {
+        return server.port();
+    }
+
     /**
      * Drains the worker ({@link Worker#drain(Duration)}: it leaves discovery, its open streams get {@code grace} to
      * finish and the rest migrate), then stops the server and the worker. This is what {@code SIGTERM} does to a
