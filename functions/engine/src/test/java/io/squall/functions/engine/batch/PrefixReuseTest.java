@@ -222,8 +222,19 @@ class PrefixReuseTest {
         Outcome disk = converse(seed, true, g1Blocks, new OffloadConfig(List.of(new DiskBlockStore(
                 dir.resolve("g3-equal-" + seed), 1024 * blockBytes, blockBytes)), new OffloadPolicy(false, 0, false), 4, 256), read);
 
+        // G2 far too small: what it evicts spills into G3, and returning histories come back from both.
+        OnboardCounter spilled = new OnboardCounter();
+        Outcome overflow = converse(seed, true, g1Blocks, new OffloadConfig(List.of(new HostBlockStore(4 * blockBytes,
+                blockBytes), new DiskBlockStore(dir.resolve("g3-spill-" + seed), 1024 * blockBytes, blockBytes)),
+                OffloadPolicy.standard(), 4, 256), spilled);
+
         assertSameReplies(host, off, seed);
         assertSameReplies(disk, off, seed);
+        assertSameReplies(overflow, off, seed);
+        assertThat(spilled.onboardedFrom(Tier.G3)).as("blocks read from G3 after G2 spilled them (seed %d)", seed)
+                .isPositive();
+        assertThat(spilled.dropped.get()).as("dropped offloads with G2 full and G3 behind it").isZero();
+        assertThat(overflow.sources().g3()).isPositive();
         assertThat(streamed.onboardedFrom(Tier.G2)).as("blocks streamed from G2 (seed %d)", seed).isPositive();
         assertThat(read.onboardedFrom(Tier.G3)).as("blocks read from G3 (seed %d)", seed).isPositive();
         assertThat(streamed.dropped.get() + read.dropped.get()).as("dropped offloads").isZero();
