@@ -1,5 +1,6 @@
 package io.squall.cli;
 
+import io.squall.functions.api.auth.ClusterSecret;
 import io.squall.functions.discovery.Discovery;
 import io.squall.functions.discovery.hazelcast.ClusterMember;
 import io.squall.functions.discovery.hazelcast.TrafficBoard;
@@ -8,6 +9,7 @@ import io.squall.functions.worker.kv.KvSharing;
 import io.squall.kvgrid.grid.BlockDirectory;
 import io.squall.kvgrid.grid.KvEventTopic;
 
+import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
 
 /**
@@ -24,20 +26,37 @@ final class Cluster implements AutoCloseable {
     private static final int KV_EVENT_BACKLOG = 4096;
 
     private final ClusterMember member;
+    private final ClusterSecret secret;
     private final KvEventRelay kvEvents;
 
-    private Cluster(ClusterMember member) {
+    private Cluster(ClusterMember member, ClusterSecret secret) {
         this.member = member;
+        this.secret = secret;
         this.kvEvents = new KvEventRelay(member::publishKvEvents, KV_EVENT_BACKLOG);
     }
 
     /**
      * Starts a member on {@code host:port} (0 picks a free port; host {@code 0.0.0.0} binds every interface) that
      * joins the seed {@code join} ({@code host:port}, or {@code k8s:SERVICE.NAMESPACE} for the pods behind a
-     * headless Kubernetes Service), or forms a cluster of its own when {@code join} is {@code null}.
+     * headless Kubernetes Service), or forms a cluster of its own when {@code join} is {@code null}; a closed
+     * cluster's members join only members holding the same {@code secret}.
      */
+    static Cluster join(String host, int port, String join, ClusterSecret secret) {
+        Objects.requireNonNull(secret, "secret");
+        if (!secret.isOpen()) {
+            System.err.println("squall: closed cluster: peers must prove the cluster secret");
+        }
+        return new Cluster(ClusterMember.join(NAME, secret, host, port, join), secret);
+    }
+
+    /** As {@link #join(String, int, String, ClusterSecret)} for an open cluster. */
     static Cluster join(String host, int port, String join) {
-        return new Cluster(ClusterMember.join(NAME, host, port, join));
+        return join(host, port, join, ClusterSecret.open());
+    }
+
+    /** The secret this member joined with, which the stages of this process prove to their peers. */
+    ClusterSecret secret() {
+        return secret;
     }
 
     Discovery discovery() {

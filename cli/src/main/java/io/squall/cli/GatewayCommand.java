@@ -1,5 +1,6 @@
 package io.squall.cli;
 
+import io.squall.functions.api.auth.ClusterSecret;
 import io.squall.functions.engine.gguf.GgufFile;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -35,6 +36,9 @@ final class GatewayCommand implements Callable<Integer> {
     @CommandLine.Mixin
     GatewayOptions gateway;
 
+    @CommandLine.Mixin
+    ClusterSecretOption clusterSecret;
+
     @Override
     public Integer call() throws Exception {
         if (drainSeconds < 0) {
@@ -43,7 +47,8 @@ final class GatewayCommand implements Callable<Integer> {
         if (!Files.isRegularFile(model)) {
             throw new IllegalArgumentException("--model " + model + " is not a file");
         }
-        Cluster cluster = Cluster.join(host, gridPort, join);
+        ClusterSecret secret = clusterSecret.secret();
+        Cluster cluster = Cluster.join(host, gridPort, join, secret);
         GgufFile file = GgufFile.open(model);
         String name = gateway.modelId(model);
         GatewayOptions.FrontDoor front = gateway.start(host, name, file.metadata(), cluster);

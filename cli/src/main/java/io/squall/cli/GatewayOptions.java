@@ -98,7 +98,8 @@ final class GatewayOptions {
 
     /**
      * Starts the gateway on {@code host} for one model whose tokenizer and chat template come from
-     * {@code metadata}, routing its requests by {@code --router} over the workers the cluster's discovery reports.
+     * {@code metadata}, routing its requests by {@code --router} over the workers the cluster's discovery reports,
+     * proving the cluster's secret to them.
      */
     FrontDoor start(String host, String modelName, GgufMetadata metadata, Cluster cluster) {
         KvRoutingPolicy.Config kvConfig = new KvRoutingPolicy.Config(BlockHasher.DEFAULT_BLOCK_SIZE, overlapWeight,
@@ -108,7 +109,7 @@ final class GatewayOptions {
                 .withListen(new GatewayConfig.Listen(host, httpPort, rsocketPort, rsocketWebSocketPort))
                 .withSecurity(new GatewayConfig.Security(keys, null, null));
         RoutedGenerateService route = new RoutedGenerateService(cluster.discovery(),
-                router.policy(() -> new KvRoutingPolicy(cluster.kvEventTopic(), cluster.blockDirectory(), kvConfig)));
+                router.policy(() -> new KvRoutingPolicy(cluster.kvEventTopic(), cluster.blockDirectory(), kvConfig)), cluster.secret());
         try {
             GatewayServer server = GatewayServer.start(config, Map.of(modelName, ModelEndpoint.fromGguf(metadata, route)));
             ScheduledExecutorService traffic = Executors.newSingleThreadScheduledExecutor(

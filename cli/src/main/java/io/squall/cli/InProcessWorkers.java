@@ -34,7 +34,8 @@ final class InProcessWorkers implements WorkerFactory {
     @Override
     public WorkerHandle start(Pool pool) {
         WorkerConfig config = new WorkerConfig(WorkerRole.valueOf(pool.name()), "127.0.0.1", 0, 0, Cluster.NAME,
-                stage.batch(), stage.kv("worker-" + started.incrementAndGet()), stage.context(), stage.disaggregation());
+                stage.batch(), stage.kv("worker-" + started.incrementAndGet()), stage.context(), stage.disaggregation(),
+                cluster.secret());
         WorkerApplication worker = WorkerApplication.start(config, ModelSource.of(engine), cluster.discovery(),
                 cluster.kvSharing());
         String address = "127.0.0.1:" + worker.worker().rsocketPort();

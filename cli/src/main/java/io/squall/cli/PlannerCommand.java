@@ -27,6 +27,9 @@ import java.util.concurrent.Callable;
         subcommands = PlannerSimulateCommand.class)
 final class PlannerCommand implements Callable<Integer> {
 
+    @CommandLine.Mixin
+    ClusterSecretOption clusterSecret;
+
     @Option(names = "--join", description = "a cluster member to join, host:port")
     String join;
 
@@ -80,7 +83,7 @@ final class PlannerCommand implements Callable<Integer> {
         if (connector.equals("knative") && deployed == null) {
             throw new IllegalArgumentException("the knative connector scales the services of a graph: give --graph");
         }
-        Cluster cluster = Cluster.join(host, gridPort, join);
+        Cluster cluster = Cluster.join(host, gridPort, join, clusterSecret.secret());
         Map<Pool, Integer> initial = new EnumMap<>(Pool.class);
         config.pools().forEach((pool, bounds) -> initial.put(pool, bounds.min()));
         ScalingConnector scaling = connector.equals("knative") ? KnativeScalingConnector.fromCurrentContext(deployed)
@@ -103,6 +106,7 @@ final class PlannerCommand implements Callable<Integer> {
             args.add(model.toAbsolutePath().toString());
         }
         args.addAll(engine.asArguments());
+        args.addAll(clusterSecret.asArguments());
         args.addAll(workerArgs);
         return args;
     }

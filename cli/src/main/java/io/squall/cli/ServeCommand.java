@@ -1,5 +1,6 @@
 package io.squall.cli;
 
+import io.squall.functions.api.auth.ClusterSecret;
 import io.squall.functions.discovery.WorkerRole;
 import io.squall.functions.engine.gguf.GgufFile;
 import io.squall.functions.engine.model.Model;
@@ -63,6 +64,9 @@ final class ServeCommand implements Callable<Integer> {
     @CommandLine.Mixin
     WorkerOptions stage;
 
+    @CommandLine.Mixin
+    ClusterSecretOption clusterSecret;
+
     @Option(names = "--warmup-and-exit", hidden = true,
             description = "once serving, send a few requests through the gateway, then stop: the AOT cache's training workload")
     boolean warmupAndExit;
@@ -121,7 +125,8 @@ final class ServeCommand implements Callable<Integer> {
             source = ModelSource.shared(loaded, kernels);
         }
         Engine shared = source.open();
-        Cluster cluster = Cluster.join(host, gridPort, null);
+        ClusterSecret secret = clusterSecret.secret();
+        Cluster cluster = Cluster.join(host, gridPort, null, secret);
         List<AutoCloseable> stages = new ArrayList<>();
         List<WorkerRole> roles = new ArrayList<>();
         roles.addAll(Collections.nCopies(prefillWorkers, WorkerRole.PREFILL));
@@ -130,7 +135,7 @@ final class ServeCommand implements Callable<Integer> {
         for (int i = 0; i < roles.size(); i++) {
             WorkerApplication worker = WorkerApplication.start(new WorkerConfig(roles.get(i), host, 0, 0,
                     Cluster.NAME, stage.batch(), stage.kv(roles.size() > 1 ? "worker-" + i : null), stage.context(),
-                    stage.disaggregation()), source, cluster.discovery(), cluster.kvSharing());
+                    stage.disaggregation(), secret), source, cluster.discovery(), cluster.kvSharing());
             stages.add(worker);
             worker.worker().ready().get();
             System.err.println("squall serve: worker " + i + " (" + roles.get(i).name().toLowerCase(Locale.ROOT)
@@ -158,7 +163,8 @@ final class ServeCommand implements Callable<Integer> {
         PlannerConfig config = plannerOptions.config(disaggregated);
         PerformanceModel performance = PlannerOptions.model(config, engine.profile);
         GgufFile gguf = GgufFile.open(file);
-        Cluster cluster = Cluster.join(host, gridPort, null);
+        ClusterSecret secret = clusterSecret.secret();
+        Cluster cluster = Cluster.join(host, gridPort, null, secret);
         GatewayOptions.FrontDoor front = gateway.start(host, gateway.modelId(file), gguf.metadata(), cluster);
         Map<Pool, Integer> initial = new EnumMap<>(Pool.class);
         if (disaggregated) {
@@ -170,6 +176,7 @@ final class ServeCommand implements Callable<Integer> {
         List<String> args = new ArrayList<>(List.of("--model", file.toAbsolutePath().toString()));
         args.addAll(engine.asArguments());
         args.addAll(stage.asArguments());
+        args.addAll(clusterSecret.asArguments());
         PlannerRun run = PlannerRun.start(cluster, config, performance, PlannerRun.connector(connector, cluster,
                         new WorkerLauncher(cluster.address(), host, args, stage.diskDir), host,
                         Path.of(System.getProperty("java.io.tmpdir"), "squall-serve-workers")),

@@ -1,5 +1,6 @@
 package io.squall.cli;
 
+import io.squall.functions.api.auth.ClusterSecret;
 import io.squall.functions.discovery.WorkerInstance;
 import io.squall.functions.discovery.WorkerRole;
 import io.squall.functions.worker.ModelSource;
@@ -57,6 +58,9 @@ final class WorkerCommand implements Callable<Integer> {
     @CommandLine.Mixin
     EngineOptions engine;
 
+    @CommandLine.Mixin
+    ClusterSecretOption clusterSecret;
+
     @Override
     public Integer call() throws Exception {
         if (drainSeconds < 0) {
@@ -72,10 +76,11 @@ final class WorkerCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--model " + file + " is not a file");
         }
         stage.defaultsFrom(engine.profileIfMock());
+        ClusterSecret secret = clusterSecret.secret();
         WorkerConfig config = new WorkerConfig(WorkerRole.parse(role), host, httpPort, rsocketPort, Cluster.NAME,
-                stage.batch(), stage.kv(), stage.context(), stage.disaggregation());
+                stage.batch(), stage.kv(), stage.context(), stage.disaggregation(), secret);
         ModelSource source = engine.mock() ? ModelSource.of(engine.mockEngine(file)) : ModelSource.file(file);
-        Cluster cluster = Cluster.join(host, gridPort, join);
+        Cluster cluster = Cluster.join(host, gridPort, join, secret);
         WorkerApplication worker = WorkerApplication.start(config, source, cluster.discovery(),
                 cluster.kvSharing());
         try {

@@ -3,6 +3,7 @@ package io.squall.gateway;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.hazelcast.core.HazelcastInstance;
+import io.squall.functions.api.auth.ClusterSecret;
 import io.squall.functions.discovery.WorkerRole;
 import io.squall.functions.discovery.hazelcast.DiscoveryConfig;
 import io.squall.functions.discovery.hazelcast.HazelcastDiscovery;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -70,6 +72,38 @@ class ClusterGatewayIT {
             }
         } finally {
             workers.forEach(WorkerApplication::close);
+            member.getLifecycleService().terminate();
+        }
+    }
+
+    @Test
+    void inAClosedClusterOnlyAGatewayWithTheSecretIsServed() throws Exception {
+        ClusterSecret secret = ClusterSecret.of("gateway-it: the cluster's secret".getBytes(StandardCharsets.UTF_8));
+        Path model = ClusterFixtures.smallLlama(dir.resolve("closed.gguf"), 512, 23);
+        HazelcastInstance member = ClusterFixtures.member("gateway-closed-it-");
+        WorkerApplication worker = null;
+        try (HazelcastDiscovery discovery = new HazelcastDiscovery(member, DiscoveryConfig.defaults());
+             RoutedGenerateService trusted = new RoutedGenerateService(discovery.discovery(), Routers.ROUND_ROBIN.policy(null), secret);
+             RoutedGenerateService stranger = new RoutedGenerateService(discovery.discovery(), Routers.ROUND_ROBIN.policy(null));
+             GgufFile file = GgufFile.open(model)) {
+            worker = WorkerApplication.start(WorkerConfig.loopback(WorkerRole.AGGREGATED, BatchConfig.defaults(),
+                    KvConfig.inMemory(64)).withClusterSecret(secret), ModelSource.file(model), discovery.discovery());
+            worker.worker().ready().get(60, TimeUnit.SECONDS);
+            try (GatewayServer withSecret = GatewayServer.start(GatewayConfig.loopback(),
+                         Map.of("m", ModelEndpoint.fromGguf(file.metadata(), trusted)));
+                 GatewayServer without = GatewayServer.start(GatewayConfig.loopback(),
+                         Map.of("m", ModelEndpoint.fromGguf(file.metadata(), stranger)))) {
+                HttpResponse<String> refused = Http.to(without).post("/v1/chat/completions", CHAT);
+                assertThat(refused.statusCode()).as(refused.body()).isGreaterThanOrEqualTo(500);
+                assertThat(worker.worker().stats().generatedTokens()).isZero();
+                HttpResponse<String> served = Http.to(withSecret).post("/v1/chat/completions", CHAT);
+                assertThat(served.statusCode()).as(served.body()).isEqualTo(200);
+                assertThat(worker.worker().stats().generatedTokens()).isPositive();
+            }
+        } finally {
+            if (worker != null) {
+                worker.close();
+            }
             member.getLifecycleService().terminate();
         }
     }

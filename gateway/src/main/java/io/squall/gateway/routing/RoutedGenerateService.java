@@ -12,6 +12,7 @@ import io.squall.functions.discovery.InstanceId;
 import io.squall.functions.discovery.WorkerInstance;
 import io.squall.functions.discovery.WorkerRole;
 import io.squall.functions.api.rsocket.RSocketGenerateClient;
+import io.squall.functions.api.auth.ClusterSecret;
 import io.squall.functions.api.rsocket.StageConnections;
 import io.squall.kvgrid.hash.BlockHasher;
 import org.slf4j.Logger;
@@ -62,11 +63,21 @@ public final class RoutedGenerateService implements GenerateService, AutoCloseab
     private final InFlight inFlight = new InFlight();
     private final Map<InstanceId, Link> connections = new ConcurrentHashMap<>();
     private final Disposable watch;
+    private final ClusterSecret secret;
 
-    /** Routes by {@code policy}, which this service closes with itself. */
+    /** Routes by {@code policy}, which this service closes with itself, to workers of an open cluster. */
     public RoutedGenerateService(Discovery discovery, RoutingPolicy policy) {
+        this(discovery, policy, ClusterSecret.open());
+    }
+
+    /**
+     * Routes by {@code policy}, which this service closes with itself, proving {@code secret} in the SETUP frame
+     * of each connection to a worker.
+     */
+    public RoutedGenerateService(Discovery discovery, RoutingPolicy policy, ClusterSecret secret) {
         this.discovery = Objects.requireNonNull(discovery, "discovery");
         this.policy = Objects.requireNonNull(policy, "policy");
+        this.secret = Objects.requireNonNull(secret, "secret");
         this.watch = discovery.watch()
                 .retryWhen(Retry.backoff(Long.MAX_VALUE, Duration.ofMillis(100)))
                 .subscribe(this::onEvent);
@@ -233,7 +244,7 @@ public final class RoutedGenerateService implements GenerateService, AutoCloseab
 
     private Link connection(WorkerInstance worker) {
         return connections.computeIfAbsent(worker.id(),
-                id -> new Link(StageConnections.tcp(worker.host(), worker.rsocketPort())
+                id -> new Link(StageConnections.tcp(worker.host(), worker.rsocketPort(), secret)
                         .onErrorMap(e -> new StageException(ErrorCode.UNAVAILABLE,
                                 "cannot connect to " + worker.id() + ": " + e.getMessage()))
                         .cacheInvalidateIf(RSocket::isDisposed)));

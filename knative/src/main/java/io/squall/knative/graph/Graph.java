@@ -64,9 +64,15 @@ public record Graph(String name, String namespace, Model model, Platform platfor
      * @param systemNamespaces namespaces of Knative's data plane (activator, autoscaler, ingress) let through the
      *                         graph's network policies to the queue-proxy ports
      * @param prometheusNamespaces namespaces whose pods may scrape the stages' {@code /metrics}
+     * @param clusterSecret a Secret in the graph's namespace whose key {@value #CLUSTER_SECRET_KEY} holds the secret
+     *                      every stage proves to its peers (given to each stage as {@code SQUALL_CLUSTER_SECRET}), or
+     *                      {@code null} for an open cluster
      */
     public record Platform(String image, KnativeScaling scaling, List<String> systemNamespaces,
-                           List<String> prometheusNamespaces) {
+                           List<String> prometheusNamespaces, String clusterSecret) {
+
+        /** The key of the cluster secret in its Kubernetes Secret. */
+        public static final String CLUSTER_SECRET_KEY = "secret";
 
         public Platform {
             Objects.requireNonNull(image, "image");

@@ -103,7 +103,8 @@ public final class GraphYaml {
             throw new GraphException("image", "is required (the image `squall image --push REF` pushed)");
         }
         Graph.Model model = model(root.object("model"));
-        Graph.Platform platform = platform(image, root.object("knative"));
+        String clusterSecret = root.string("clusterSecret", null, SUBDOMAIN, "a Secret name");
+        Graph.Platform platform = platform(image, clusterSecret, root.object("knative"));
         Graph.Router router = router(root.object("router"));
         Stages stages = stages(root.object("stages"), root);
         Graph.Slo slo = slo(root, stages.planner() != null);
@@ -126,7 +127,7 @@ public final class GraphYaml {
         return new Graph.Model(source, servedName, cache);
     }
 
-    private static Graph.Platform platform(String image, YamlFields fields) {
+    private static Graph.Platform platform(String image, String clusterSecret, YamlFields fields) {
         String scaling = fields.choice("scaling", KnativeScaling.REVISION.yamlName(),
                 List.of(KnativeScaling.REVISION.yamlName(), KnativeScaling.POD_AUTOSCALER.yamlName()));
         List<String> system = namespaces(fields, "systemNamespaces", List.of("knative-serving", "kourier-system"));
@@ -134,7 +135,7 @@ public final class GraphYaml {
         fields.finish();
         KnativeScaling mechanism = scaling.equals(KnativeScaling.REVISION.yamlName())
                 ? KnativeScaling.REVISION : KnativeScaling.POD_AUTOSCALER;
-        return new Graph.Platform(image, mechanism, system, prometheus);
+        return new Graph.Platform(image, mechanism, system, prometheus, clusterSecret);
     }
 
     private static List<String> namespaces(YamlFields fields, String key, List<String> fallback) {
@@ -320,6 +321,9 @@ public final class GraphYaml {
         root.put("name", graph.name());
         root.put("namespace", graph.namespace());
         root.put("image", graph.platform().image());
+        if (graph.platform().clusterSecret() != null) {
+            root.put("clusterSecret", graph.platform().clusterSecret());
+        }
         Map<String, Object> model = new LinkedHashMap<>();
         model.put("source", graph.model().source());
         if (graph.model().servedName() != null) {

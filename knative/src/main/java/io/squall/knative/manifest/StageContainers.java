@@ -3,6 +3,7 @@ package io.squall.knative.manifest;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.EnvVarBuilder;
 import io.fabric8.kubernetes.api.model.Probe;
 import io.fabric8.kubernetes.api.model.ProbeBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -43,6 +44,8 @@ final class StageContainers {
     static final String KV_DISK_DIR = "/var/lib/squall/kv";
     /** Where the graph ConfigMap is mounted. */
     static final String GRAPH_DIR = "/etc/squall/graph";
+    /** The variable each stage reads the cluster secret from. */
+    static final String CLUSTER_SECRET_ENV = "SQUALL_CLUSTER_SECRET";
     /** Where the API keys Secret is mounted. */
     static final String API_KEYS_DIR = "/etc/squall/api-keys";
 
@@ -100,6 +103,13 @@ final class StageContainers {
         if (!jvm.isEmpty()) {
             // read by every JVM whatever the entry point; the image's own flags come after and the user's -X options win
             env.add(new EnvVar("JAVA_TOOL_OPTIONS", String.join(" ", jvm), null));
+        }
+        if (graph.platform().clusterSecret() != null) {
+            // the secret that closes the cluster, read by every stage (ClusterSecretOption); from the environment, not
+            // the command line, so it never shows in the pod spec's args or a process list
+            env.add(new EnvVarBuilder().withName(CLUSTER_SECRET_ENV).withNewValueFrom().withNewSecretKeyRef()
+                    .withName(graph.platform().clusterSecret()).withKey(Graph.Platform.CLUSTER_SECRET_KEY)
+                    .endSecretKeyRef().endValueFrom().build());
         }
         if (mounts.cache()) {
             // where `--model hf:…` and `--model https://…` download to and find the model again after a restart

@@ -133,6 +133,21 @@ class ManifestsTest {
     }
 
     @Test
+    void everyStageReadsTheClusterSecretFromItsKubernetesSecret() {
+        Manifests closed = example("knative-disaggregated");
+        for (String name : List.of("squall-disagg-gateway", "squall-disagg-prefill", "squall-disagg-decode", "squall-disagg-planner")) {
+            assertThat(container(closed, name).getEnv()).filteredOn(e -> e.getName().equals("SQUALL_CLUSTER_SECRET"))
+                    .singleElement().satisfies(e -> {
+                        assertThat(e.getValue()).as("never inline").isNull();
+                        assertThat(e.getValueFrom().getSecretKeyRef().getName()).isEqualTo("squall-cluster");
+                        assertThat(e.getValueFrom().getSecretKeyRef().getKey()).isEqualTo("secret");
+                    });
+            assertThat(String.join(" ", container(closed, name).getArgs())).doesNotContain("secret");
+        }
+        assertThat(container(base(), "demo-decode").getEnv()).noneMatch(e -> e.getName().equals("SQUALL_CLUSTER_SECRET"));
+    }
+
+    @Test
     void gpusAreLimitsAndKernelThreadsAJvmProperty() {
         Graph graph = GraphYaml.parse(BASE.replace("kv: {blocks: 1024, hostMemory: 2Gi}",
                 "kv: {blocks: 1024, hostMemory: 2Gi}\n    engine: {kernels: cpu, kernelThreads: 3}"));

@@ -1,9 +1,7 @@
 package io.squall.functions.worker;
 
 import io.prometheus.client.CollectorRegistry;
-import io.rsocket.SocketAcceptor;
 import io.rsocket.core.RSocketServer;
-import io.rsocket.frame.decoder.PayloadDecoder;
 import io.rsocket.transport.netty.server.CloseableChannel;
 import io.rsocket.transport.netty.server.TcpServerTransport;
 import io.rsocket.transport.ServerTransport;
@@ -12,6 +10,8 @@ import io.squall.functions.api.GenerateService;
 import io.squall.functions.api.KvFetchService;
 import io.squall.functions.api.PrefillService;
 import io.squall.functions.api.StageException;
+import io.squall.functions.api.auth.SetupVerifier;
+import io.squall.functions.api.rsocket.StageServers;
 import io.squall.functions.stage.ActiveStreams;
 import io.squall.functions.discovery.Discovery;
 import io.squall.functions.discovery.InstanceId;
@@ -25,6 +25,7 @@ import io.squall.functions.worker.kv.KvSharing;
 import io.squall.functions.worker.kv.LowerTierFetchService;
 import io.squall.functions.worker.kv.RemoteBlockStore;
 import io.squall.functions.worker.rsocket.RSocketKvPeers;
+import io.squall.functions.worker.rsocket.RejectedConnections;
 import io.squall.kvgrid.metrics.prometheus.PrometheusKvStats;
 import io.squall.functions.engine.batch.BatchStats;
 import io.squall.functions.engine.model.ForwardPass;
@@ -60,6 +61,10 @@ import java.util.concurrent.ThreadLocalRandom;
  * registers itself, and {@link #ready()} completes. With a block directory ({@link KvSharing}) the
  * worker also onboards prefixes that other workers offloaded, fetching them over {@code kv.fetch}.
  *
+ * <p>Peers: with a {@link WorkerConfig#clusterSecret() cluster secret}, both RSocket listeners refuse a connection
+ * whose SETUP frame does not prove it ({@link StageServers}); refusals are logged and counted in
+ * {@code squall_stage_rejected_connections_total}. The worker's own connections to other workers prove it.
+ *
  * <p>Shutdown: {@link #drain(Duration)} leaves discovery, refuses new {@code generate} and {@code prefill}
  * requests ({@code UNAVAILABLE}, which a gateway answers by routing elsewhere), lets open streams finish within
  * the grace period and ends the rest {@code UNAVAILABLE}, which the gateway migrates to another worker with the
@@ -82,6 +87,7 @@ public final class Worker implements AutoCloseable {
     private final Object lock = new Object();
     private volatile StageServices services;
     private final StageResponder responder = new StageResponder(() -> services);
+    private final RSocketServer server;
     private final ActiveStreams streams = new ActiveStreams(
             () -> new StageException(ErrorCode.UNAVAILABLE, "the worker is draining"),
             () -> new StageException(ErrorCode.UNAVAILABLE, "the worker shut down before the stream finished"));
@@ -106,15 +112,17 @@ public final class Worker implements AutoCloseable {
         this.registry = Objects.requireNonNull(registry, "registry");
         this.metrics = new WorkerMetrics(registry);
         this.id = new InstanceId(config.namespace(), "worker", "generate", ThreadLocalRandom.current().nextLong() >>> 1);
-        this.peers = new RSocketKvPeers(discovery, KV_FETCH_TIMEOUT);
+        this.peers = new RSocketKvPeers(discovery, KV_FETCH_TIMEOUT, config.clusterSecret());
+        this.server = StageServers.server(responder,
+                new SetupVerifier(config.clusterSecret(), StageServers.PROOF_WINDOW, System::currentTimeMillis),
+                new RejectedConnections("worker " + id, registry));
     }
 
     /**
      * Accepts the RSocket connections of the stage's {@code /rsocket} WebSocket: the same routes as the TCP port.
      */
     public ServerTransport.ConnectionAcceptor rsocketAcceptor() {
-        return RSocketServer.create(SocketAcceptor.with(responder)).payloadDecoder(PayloadDecoder.ZERO_COPY)
-                .asConnectionAcceptor();
+        return server.asConnectionAcceptor();
     }
 
     /**
@@ -128,9 +136,7 @@ public final class Worker implements AutoCloseable {
                 throw new IllegalStateException("a worker starts once");
             }
             httpPort = boundHttpPort;
-            tcp = RSocketServer.create(SocketAcceptor.with(responder))
-                    .payloadDecoder(PayloadDecoder.ZERO_COPY)
-                    .bind(TcpServerTransport.create(config.host(), config.rsocketPort()))
+            tcp = server.bind(TcpServerTransport.create(config.host(), config.rsocketPort()))
                     .block(Duration.ofSeconds(10));
         }
         Thread.ofPlatform().name("squall-worker-load").daemon(true).start(this::load);

@@ -1,6 +1,7 @@
 package io.squall.functions.worker;
 
 
+import io.squall.functions.api.auth.ClusterSecret;
 import io.squall.functions.discovery.WorkerRole;
 import io.squall.functions.engine.batch.BatchConfig;
 import io.squall.functions.worker.disagg.DisaggregationConfig;
@@ -29,9 +30,12 @@ import java.util.Optional;
  * @param kv the sizes of the KV tiers
  * @param maxPositions the longest sequence served, in tokens (capped by the model's context)
  * @param disaggregation when a decode worker hands prompts to prefill workers (ignored by other roles)
+ * @param clusterSecret what peers must prove in their RSocket SETUP, and what this worker proves to other workers;
+ *                      {@link ClusterSecret#open()} accepts every peer
  */
 public record WorkerConfig(WorkerRole role, String host, int httpPort, int rsocketPort, String namespace,
-                           BatchConfig batch, KvConfig kv, int maxPositions, DisaggregationConfig disaggregation) {
+                           BatchConfig batch, KvConfig kv, int maxPositions, DisaggregationConfig disaggregation,
+                           ClusterSecret clusterSecret) {
 
     public WorkerConfig {
         Objects.requireNonNull(role, "role");
@@ -40,6 +44,7 @@ public record WorkerConfig(WorkerRole role, String host, int httpPort, int rsock
         Objects.requireNonNull(batch, "batch");
         Objects.requireNonNull(kv, "kv");
         Objects.requireNonNull(disaggregation, "disaggregation");
+        Objects.requireNonNull(clusterSecret, "clusterSecret");
         port("httpPort", httpPort);
         port("rsocketPort", rsocketPort);
         if (maxPositions < 2) {
@@ -48,11 +53,12 @@ public record WorkerConfig(WorkerRole role, String host, int httpPort, int rsock
     }
 
     /**
-     * A worker on loopback with free ports, the given batching and G1 pages, 4,096 positions and the default
-     * disaggregation settings.
+     * A worker on loopback with free ports, the given batching and G1 pages, 4,096 positions, the default
+     * disaggregation settings and no cluster secret.
      */
     public static WorkerConfig loopback(WorkerRole role, BatchConfig batch, KvConfig kv) {
-        return new WorkerConfig(role, "127.0.0.1", 0, 0, "squall", batch, kv, 4096, DisaggregationConfig.defaults());
+        return new WorkerConfig(role, "127.0.0.1", 0, 0, "squall", batch, kv, 4096, DisaggregationConfig.defaults(),
+                ClusterSecret.open());
     }
 
     /**
@@ -88,7 +94,14 @@ public record WorkerConfig(WorkerRole role, String host, int httpPort, int rsock
 
     /** This configuration with other disaggregation settings. */
     public WorkerConfig withDisaggregation(DisaggregationConfig settings) {
-        return new WorkerConfig(role, host, httpPort, rsocketPort, namespace, batch, kv, maxPositions, settings);
+        return new WorkerConfig(role, host, httpPort, rsocketPort, namespace, batch, kv, maxPositions, settings,
+                clusterSecret);
+    }
+
+    /** This configuration with another cluster secret. */
+    public WorkerConfig withClusterSecret(ClusterSecret secret) {
+        return new WorkerConfig(role, host, httpPort, rsocketPort, namespace, batch, kv, maxPositions, disaggregation,
+                secret);
     }
 
     private static void port(String name, int port) {

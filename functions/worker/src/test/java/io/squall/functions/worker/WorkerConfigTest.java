@@ -1,5 +1,6 @@
 package io.squall.functions.worker;
 
+import io.squall.functions.api.auth.ClusterSecret;
 import io.squall.functions.discovery.WorkerRole;
 import io.squall.functions.engine.batch.BatchConfig;
 import io.squall.functions.worker.disagg.DisaggregationConfig;
@@ -30,6 +31,6 @@ class WorkerConfigTest {
 
     private static WorkerConfig config(String host) {
         return new WorkerConfig(WorkerRole.AGGREGATED, host, 0, 0, "squall", BatchConfig.defaults(), KvConfig.inMemory(16),
-                4096, DisaggregationConfig.defaults());
+                4096, DisaggregationConfig.defaults(), ClusterSecret.open());
     }
 }

@@ -4,6 +4,7 @@ import io.rsocket.RSocketErrorException;
 import io.rsocket.exceptions.ConnectionCloseException;
 import io.rsocket.exceptions.ConnectionErrorException;
 import io.rsocket.exceptions.CustomRSocketException;
+import io.rsocket.exceptions.RejectedSetupException;
 import io.squall.functions.api.ErrorCode;
 import io.squall.functions.api.StageException;
 
@@ -29,7 +30,8 @@ public final class RSocketErrors {
 
     /**
      * What a requester signals for an error from RSocket: custom codes map back to their {@link ErrorCode};
-     * a lost connection is {@link ErrorCode#UNAVAILABLE}; other protocol errors are {@link ErrorCode#INTERNAL}.
+     * a lost connection is {@link ErrorCode#UNAVAILABLE}; a refused SETUP (this stage's cluster credentials were
+     * not accepted) and other protocol errors are {@link ErrorCode#INTERNAL}.
      */
     public static StageException fromRSocket(Throwable error) {
         if (error instanceof StageException stage) {
@@ -42,6 +44,10 @@ public final class RSocketErrors {
                 || error instanceof ConnectionErrorException
                 || error instanceof ConnectionCloseException) {
             return new StageException(ErrorCode.UNAVAILABLE, "the connection to the stage was lost: " + error.getMessage());
+        }
+        if (error instanceof RejectedSetupException rejected) {
+            return new StageException(ErrorCode.INTERNAL, "the stage refused the connection: " + rejected.getMessage()
+                    + " (every stage of a cluster needs the same cluster secret: --cluster-secret-file or SQUALL_CLUSTER_SECRET)");
         }
         if (error instanceof RSocketErrorException rsocket) {
             return new StageException(ErrorCode.INTERNAL, "RSocket error 0x" + Integer.toHexString(rsocket.errorCode())

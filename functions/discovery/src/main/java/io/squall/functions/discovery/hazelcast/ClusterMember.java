@@ -1,6 +1,7 @@
 package io.squall.functions.discovery.hazelcast;
 
 import com.hazelcast.core.HazelcastInstance;
+import io.squall.functions.api.auth.ClusterSecret;
 import io.squall.functions.discovery.Discovery;
 import io.squall.kvgrid.KvEvent;
 import io.squall.kvgrid.grid.BlockDirectory;
@@ -55,12 +56,23 @@ public final class ClusterMember implements AutoCloseable {
      * Blocks until the member has joined or formed its cluster.
      */
     public static ClusterMember join(String name, String host, int port, String join) {
+        return join(name, ClusterSecret.open(), host, port, join);
+    }
+
+    /**
+     * As {@link #join(String, String, int, String)} for a cluster closed by {@code secret}: the member's Hazelcast
+     * cluster name is {@link ClusterSecret#clusterName(String) name suffixed with a digest of the secret}, so it
+     * joins only members that hold the same secret (Hazelcast refuses a join request whose cluster name differs),
+     * and a member without it cannot join this one.
+     */
+    public static ClusterMember join(String name, ClusterSecret secret, String host, int port, String join) {
         Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(secret, "secret");
         Objects.requireNonNull(host, "host");
         int bound = port == 0 ? freePort(host) : port;
         String seed = join == null ? host + ":" + bound : join;
         return new ClusterMember(GridMembers.start(
-                new GridConfig(name, host, bound, List.of(seed), 1, MAX_G4_BLOCKS_PER_MEMBER)));
+                new GridConfig(secret.clusterName(name), host, bound, List.of(seed), 1, MAX_G4_BLOCKS_PER_MEMBER)));
     }
 
     /** The Hazelcast member, for the grid structures built on it (e.g. the G4 block store). */

@@ -4,6 +4,7 @@ import io.rsocket.RSocket;
 import io.squall.functions.api.KvFetchService;
 import io.squall.functions.api.KvPushService;
 import io.squall.functions.api.PrefillService;
+import io.squall.functions.api.auth.ClusterSecret;
 import io.squall.functions.discovery.Discovery;
 import io.squall.functions.discovery.InstanceId;
 import io.squall.functions.discovery.WorkerInstance;
@@ -24,7 +25,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * {@link KvPeers} over RSocket: a worker is looked up in {@link Discovery} by its {@link WorkerId} or {@link InstanceId} and
- * reached over RSocket/TCP at its advertised address. One connection per peer is opened on first use
+ * reached over RSocket/TCP at its advertised address, proving the cluster's secret in the SETUP frame. One connection per peer is opened on first use
  * (blocking the caller up to {@code connectTimeout}), reused while it is open and replaced once it has
  * closed. Thread-safe; {@link #close()} disposes every connection and later lookups find no peer.
  */
@@ -34,12 +35,17 @@ public final class RSocketKvPeers implements KvPeers {
 
     private final Discovery discovery;
     private final Duration connectTimeout;
+    private final ClusterSecret secret;
     private final ConcurrentHashMap<InstanceId, RSocket> connections = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
-    /** @param connectTimeout longest wait for a connection to a peer, &gt; 0 */
-    public RSocketKvPeers(Discovery discovery, Duration connectTimeout) {
+    /**
+     * @param connectTimeout longest wait for a connection to a peer, &gt; 0
+     * @param secret what this worker proves to its peers ({@link ClusterSecret#open()} proves nothing)
+     */
+    public RSocketKvPeers(Discovery discovery, Duration connectTimeout, ClusterSecret secret) {
         this.discovery = Objects.requireNonNull(discovery, "discovery");
+        this.secret = Objects.requireNonNull(secret, "secret");
         this.connectTimeout = Objects.requireNonNull(connectTimeout, "connectTimeout");
         if (connectTimeout.isNegative() || connectTimeout.isZero()) {
             throw new IllegalArgumentException("connectTimeout must be positive");
@@ -85,7 +91,7 @@ public final class RSocketKvPeers implements KvPeers {
     }
 
     private RSocket connect(WorkerInstance instance) {
-        return StageConnections.tcp(instance.host(), instance.rsocketPort()).block(connectTimeout);
+        return StageConnections.tcp(instance.host(), instance.rsocketPort(), secret).block(connectTimeout);
     }
 
     @Override
