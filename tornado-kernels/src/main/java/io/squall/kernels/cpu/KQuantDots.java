@@ -66,13 +66,8 @@ final class KQuantDots {
             int xb = xo + i * Q4_KCodec.BLOCK_SIZE;
             float d = LittleEndian.half(w, base);
             float dmin = LittleEndian.half(w, base + Q4_KCodec.DMIN_OFFSET);
-            int u0 = w.get(LE_INT, base + Q4_KCodec.SCALES_OFFSET);
-            int u1 = w.get(LE_INT, base + Q4_KCodec.SCALES_OFFSET + 4);
-            int u2 = w.get(LE_INT, base + Q4_KCodec.SCALES_OFFSET + 8);
-            long scales = (u0 & 0x3f3f3f3fL)
-                    | (long) ((u2 & 0x0f0f0f0f) | (((u0 >>> 6) & 0x03030303) << 4)) << 32;
-            long minLevels = (u1 & 0x3f3f3f3fL)
-                    | (long) (((u2 >>> 4) & 0x0f0f0f0f) | (((u1 >>> 6) & 0x03030303) << 4)) << 32;
+            long scales = scales(w, base + Q4_KCodec.SCALES_OFFSET);
+            long minLevels = mins(w, base + Q4_KCodec.SCALES_OFFSET);
             if (qh >= 0) {
                 highA = bytes(w, base + qh);
                 highB = bytes(w, base + qh + 16);
@@ -183,6 +178,23 @@ final class KQuantDots {
             }
         }
         return acc0.add(acc1).reduceLanes(VectorOperators.ADD);
+    }
+
+    /**
+     * The eight 6-bit scales of a Q4_K/Q5_K super-block, one per byte of a long (sub-block {@code s} in byte
+     * {@code s}), from its twelve packed bytes at {@code at}: ggml's {@code kmask} unpacking, branch-free.
+     */
+    static long scales(MemorySegment w, long at) {
+        int u0 = w.get(LE_INT, at);
+        int u2 = w.get(LE_INT, at + 8);
+        return (u0 & 0x3f3f3f3fL) | (long) ((u2 & 0x0f0f0f0f) | (((u0 >>> 6) & 0x03030303) << 4)) << 32;
+    }
+
+    /** The eight 6-bit mins of the same super-block, laid out as {@link #scales}. */
+    static long mins(MemorySegment w, long at) {
+        int u1 = w.get(LE_INT, at + 4);
+        int u2 = w.get(LE_INT, at + 8);
+        return (u1 & 0x3f3f3f3fL) | (long) (((u2 >>> 4) & 0x0f0f0f0f) | (((u1 >>> 6) & 0x03030303) << 4)) << 32;
     }
 
     /** 16 bytes from {@code off}, zero-extended to int lanes. */

@@ -26,6 +26,10 @@ final class MatmulTask implements ParallelTask {
     static final int FUSED_MAX_BATCH = 6;
 
     private final float[][] decoded;
+    /** The input rounded as Q8_0 and Q4_0 weights want it (llama.cpp's {@code q8_0}). */
+    private final QuantizedActivations q8_0 = new QuantizedActivations(QuantizedActivations.Scheme.Q8_0);
+    /** The input rounded as Q4_K and Q6_K weights want it (llama.cpp's {@code q8_K}). */
+    private final QuantizedActivations q8_K = new QuantizedActivations(QuantizedActivations.Scheme.Q8_K);
     /** {@link BlockSums} of the activation row for the Q4_K dot at batch 1; grows, never shrinks. */
     private float[] sums = new float[0];
     private final int chunksPerMatrix;
@@ -63,6 +67,7 @@ final class MatmulTask implements ParallelTask {
             maxCols = Math.max(maxCols, matrices[i].cols());
         }
         firstChunk[matrices.length] = total;
+        quantizeInput(matrices, input, rowsOfInput * matrices[0].cols());
         if (rowsOfInput == 1 && needsBlockSums(matrices)) {
             if (sums.length < maxCols / BlockSums.BLOCK) {
                 sums = new float[maxCols / BlockSums.BLOCK];
@@ -75,6 +80,31 @@ final class MatmulTask implements ParallelTask {
             }
         }
         return total;
+    }
+
+    /** Rounds the input once for each activation scheme the matrices use (they all read the same input). */
+    private void quantizeInput(WeightMatrix[] matrices, float[] input, int n) {
+        boolean want8_0 = false;
+        boolean want8_K = false;
+        for (WeightMatrix w : matrices) {
+            QuantizedActivations.Scheme scheme = QuantizedActivations.Scheme.of(w.type());
+            want8_0 |= scheme == QuantizedActivations.Scheme.Q8_0;
+            want8_K |= scheme == QuantizedActivations.Scheme.Q8_K;
+        }
+        if (want8_0) {
+            q8_0.quantize(input, n);
+        }
+        if (want8_K) {
+            q8_K.quantize(input, n);
+        }
+    }
+
+    private QuantizedActivations activationsFor(GgmlType type) {
+        return switch (QuantizedActivations.Scheme.of(type)) {
+            case Q8_0 -> q8_0;
+            case Q8_K -> q8_K;
+            case NONE -> null;
+        };
     }
 
     /** Drops the references to the last call's operands. */
@@ -92,7 +122,39 @@ final class MatmulTask implements ParallelTask {
         }
         WeightMatrix w = ws[i];
         int r0 = (chunk - firstChunk[i]) * chunkRows[i];
-        rows(w, x, outs[i], batch, r0, Math.min(w.rows(), r0 + chunkRows[i]), decoded[worker], sums);
+        QuantizedActivations rounded = activationsFor(w.type());
+        int r1 = Math.min(w.rows(), r0 + chunkRows[i]);
+        if (rounded == null) {
+            rows(w, x, outs[i], batch, r0, r1, decoded[worker], sums);
+        } else if (batch <= FUSED_MAX_BATCH) {
+            intRows(w, rounded, outs[i], batch, r0, r1);
+        } else {
+            rows(w, rounded.dequantized, outs[i], batch, r0, r1, decoded[worker], sums);
+        }
+    }
+
+    /**
+     * Output rows {@code [r0, r1)} of {@code w · x̃} for every activation row of {@code rounded} by integer dots,
+     * each weight row read once from memory and then from L1 for the next activation rows.
+     */
+    static void intRows(WeightMatrix w, QuantizedActivations rounded, float[] out, int batch, int r0, int r1) {
+        MemorySegment seg = w.data();
+        long rowBytes = w.rowBytes();
+        int cols = w.cols();
+        int rows = w.rows();
+        int blocks = cols / w.type().blockSize();
+        for (int r = r0; r < r1; r++) {
+            long off = r * rowBytes;
+            for (int b = 0; b < batch; b++) {
+                out[b * rows + r] = switch (w.type()) {
+                    case Q8_0 -> IntDots.q8_0(seg, off, rounded, b * cols, blocks);
+                    case Q4_0 -> IntDots.q4_0(seg, off, rounded, b * cols, blocks);
+                    case Q4_K -> IntDots.q4_K(seg, off, rounded, b * cols, blocks);
+                    case Q6_K -> IntDots.q6_K(seg, off, rounded, b * cols, blocks);
+                    default -> throw new IllegalStateException("no integer dot for " + w.type());
+                };
+            }
+        }
     }
 
     private static void decodeAndDot(WeightMatrix w, float[] x, float[] out, int r0, int r1, float[] buffer) {

@@ -3,7 +3,13 @@
  * Vector API ({@code jdk.incubator.vector}) at the preferred species, parallelised over output rows
  * (and attention heads) on a fixed {@link io.squall.kernels.cpu.WorkerPool}.
  *
- * <p>Matmul has two paths. One activation row (decode): a fused dot product per weight row that
+ * <p>Before a product with Q8_0, Q4_0, Q4_K or Q6_K weights the activations are rounded to 8 bits per
+ * block as llama.cpp rounds them ({@link io.squall.kernels.cpu.QuantizedActivations}); up to six
+ * activation rows then take integer dot products that read the weight blocks in place
+ * ({@link io.squall.kernels.cpu.IntDots}, 256-bit vectors), and larger batches the tiled path below
+ * over the same rounded values.
+ *
+ * <p>Otherwise matmul has two paths. One activation row (decode): a fused dot product per weight row that
  * reads F32, Q8_0 and Q4_0 ({@link io.squall.kernels.cpu.FusedDots}) and Q3_K, Q4_K, Q5_K, Q6_K and
  * IQ4_XS ({@link io.squall.kernels.cpu.KQuantDots}) blocks in place with 16 float lanes; the other
  * formats, and every format with 8 lanes, decode one row into a per-thread L1-sized buffer first. Several activation rows

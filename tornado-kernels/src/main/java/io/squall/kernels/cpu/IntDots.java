@@ -1,0 +1,238 @@
+package io.squall.kernels.cpu;
+
+import io.squall.kernels.format.LittleEndian;
+import io.squall.kernels.format.Q4_0Codec;
+import io.squall.kernels.format.Q4_KCodec;
+import io.squall.kernels.format.Q6_KCodec;
+import io.squall.kernels.format.Q8_0Codec;
+import jdk.incubator.vector.ByteVector;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.ShortVector;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+
+/**
+ * Integer dot products of one weight row, read in place, with one activation row rounded to 8 bits
+ * ({@link QuantizedActivations}): the decode path of Q8_0, Q4_0, Q4_K and Q6_K. Per 16 elements, the
+ * weight levels widen to 16-bit lanes ({@code vpmovzxbw}/{@code vpmovsxbw}), multiply the activation
+ * levels exactly ({@code vpmullw}: |product| ≤ 128·127; Q4_0's and the K-quants' levels are small enough
+ * to add two products per lane first, Q8_0's are not), then adjacent
+ * pairs are summed into 32-bit lanes with a shift, an add and an arithmetic shift (what
+ * {@code vpmaddwd} does in one instruction, which the Vector API of JDK 25 does not expose), converted
+ * to float once and scaled by the block's float factor. Unsigned levels (Q4_0's nibbles, Q6_K's six
+ * bits) stay unsigned and their offset comes off through the activation block sums, as llama.cpp
+ * does for Q4_K's mins.
+ *
+ * <p>The vectors are 256 bits wide (16 shorts, 8 ints, 8 floats) on AVX2 and AVX-512 alike. The
+ * results equal float64 {@code Σ w·x̃} (x̃ the rounded activations) up to float32 rounding of the
+ * per-block partial sums. Stateless and thread-safe.
+ */
+final class IntDots {
+
+    private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
+    private static final VectorSpecies<Byte> B16 = ByteVector.SPECIES_128;
+    private static final VectorSpecies<Short> S16 = ShortVector.SPECIES_256;
+    private static final VectorSpecies<Float> F8 = FloatVector.SPECIES_256;
+
+    /**
+     * Whether this machine's vectors hold 256 bits (AVX2 and up); narrower hardware would run these shapes
+     * without intrinsics, so there the quantized formats keep float activations.
+     */
+    static final boolean SUPPORTED = ShortVector.SPECIES_PREFERRED.vectorBitSize() >= 256;
+
+    private IntDots() {
+    }
+
+    /** 16 bytes from {@code off}, zero-extended to 16-bit lanes. */
+    private static ShortVector unsigned16(MemorySegment w, long off) {
+        return (ShortVector) ByteVector.fromMemorySegment(B16, w, off, LE)
+                .convertShape(VectorOperators.ZERO_EXTEND_B2S, S16, 0);
+    }
+
+    /** 16 bytes from {@code off}, sign-extended to 16-bit lanes. */
+    private static ShortVector signed16(MemorySegment w, long off) {
+        return (ShortVector) ByteVector.fromMemorySegment(B16, w, off, LE).convertShape(VectorOperators.B2S, S16, 0);
+    }
+
+    /** Adjacent 16-bit lanes summed into 8 int lanes (exact while each pair's sum fits 16 bits). */
+    private static IntVector pairInts(ShortVector products) {
+        IntVector v = products.reinterpretAsInts();
+        return v.add(v.lanewise(VectorOperators.LSHL, 16)).lanewise(VectorOperators.ASHR, 16);
+    }
+
+    /** Adjacent 16-bit lanes summed into 8 float lanes (exact while each pair's sum fits 16 bits). */
+    private static FloatVector pairs(ShortVector products) {
+        return (FloatVector) pairInts(products).convert(VectorOperators.I2F, 0);
+    }
+
+    /**
+     * {@code Σ} of two Q8_0 half-blocks' products, 8 float lanes: each product is up to 128·127, so two fit
+     * a 16-bit lane but four do not; the halves are paired separately and added as ints.
+     */
+    private static FloatVector q8Block(MemorySegment w, long base, short[] x, int xi) {
+        return (FloatVector) pairInts(signed16(w, base + 2).mul(ShortVector.fromArray(S16, x, xi)))
+                .add(pairInts(signed16(w, base + 18).mul(ShortVector.fromArray(S16, x, xi + 16))))
+                .convert(VectorOperators.I2F, 0);
+    }
+
+    /**
+     * Q8_0 row of {@code blocks} blocks from byte {@code off} with Q8_0 activations from element {@code xo}
+     * (block {@code xo/32} of {@code a}): {@code Σ d_w·d_x·Σ q_w·q_x}.
+     */
+    static float q8_0(MemorySegment w, long off, QuantizedActivations a, int xo, int blocks) {
+        short[] x = a.q;
+        float[] xd = a.d;
+        int xb = xo / Q8_0Codec.BLOCK_SIZE;
+        FloatVector acc0 = FloatVector.zero(F8);
+        FloatVector acc1 = acc0;
+        int i = 0;
+        for (; i + 1 < blocks; i += 2) {
+            long base = off + (long) i * Q8_0Codec.BLOCK_BYTES;
+            long next = base + Q8_0Codec.BLOCK_BYTES;
+            int xi = xo + i * Q8_0Codec.BLOCK_SIZE;
+            acc0 = q8Block(w, base, x, xi).fma(FloatVector.broadcast(F8, LittleEndian.half(w, base) * xd[xb + i]), acc0);
+            acc1 = q8Block(w, next, x, xi + 32)
+                    .fma(FloatVector.broadcast(F8, LittleEndian.half(w, next) * xd[xb + i + 1]), acc1);
+        }
+        if (i < blocks) {
+            long base = off + (long) i * Q8_0Codec.BLOCK_BYTES;
+            int xi = xo + i * Q8_0Codec.BLOCK_SIZE;
+            acc0 = q8Block(w, base, x, xi).fma(FloatVector.broadcast(F8, LittleEndian.half(w, base) * xd[xb + i]), acc0);
+        }
+        return acc0.add(acc1).reduceLanes(VectorOperators.ADD);
+    }
+
+    /**
+     * Q4_0 row with Q8_0 activations: {@code Σ d_w·(d_x·Σ n·q_x − 8·d_x·Σ q_x)} over blocks, {@code n} the
+     * unsigned nibbles; {@code d_x·Σq_x} comes from {@link QuantizedActivations#sums}.
+     */
+    static float q4_0(MemorySegment w, long off, QuantizedActivations a, int xo, int blocks) {
+        short[] x = a.q;
+        float[] xd = a.d;
+        float[] xs = a.sums;
+        int xb = xo / Q4_0Codec.BLOCK_SIZE;
+        FloatVector acc0 = FloatVector.zero(F8);
+        FloatVector acc1 = acc0;
+        float offset = 0f;
+        int i = 0;
+        for (; i + 1 < blocks; i += 2) {
+            long base = off + (long) i * Q4_0Codec.BLOCK_BYTES;
+            long next = base + Q4_0Codec.BLOCK_BYTES;
+            int xi = xo + i * Q4_0Codec.BLOCK_SIZE;
+            ShortVector n0 = unsigned16(w, base + Q4_0Codec.QS_OFFSET);
+            ShortVector n1 = unsigned16(w, next + Q4_0Codec.QS_OFFSET);
+            ShortVector p0 = n0.and((short) 0x0F).mul(ShortVector.fromArray(S16, x, xi))
+                    .add(n0.lanewise(VectorOperators.LSHR, 4).mul(ShortVector.fromArray(S16, x, xi + 16)));
+            ShortVector p1 = n1.and((short) 0x0F).mul(ShortVector.fromArray(S16, x, xi + 32))
+                    .add(n1.lanewise(VectorOperators.LSHR, 4).mul(ShortVector.fromArray(S16, x, xi + 48)));
+            float d0 = LittleEndian.half(w, base);
+            float d1 = LittleEndian.half(w, next);
+            acc0 = pairs(p0).fma(FloatVector.broadcast(F8, d0 * xd[xb + i]), acc0);
+            acc1 = pairs(p1).fma(FloatVector.broadcast(F8, d1 * xd[xb + i + 1]), acc1);
+            offset += d0 * xs[xb + i] + d1 * xs[xb + i + 1];
+        }
+        if (i < blocks) {
+            long base = off + (long) i * Q4_0Codec.BLOCK_BYTES;
+            int xi = xo + i * Q4_0Codec.BLOCK_SIZE;
+            ShortVector n0 = unsigned16(w, base + Q4_0Codec.QS_OFFSET);
+            ShortVector p0 = n0.and((short) 0x0F).mul(ShortVector.fromArray(S16, x, xi))
+                    .add(n0.lanewise(VectorOperators.LSHR, 4).mul(ShortVector.fromArray(S16, x, xi + 16)));
+            float d0 = LittleEndian.half(w, base);
+            acc0 = pairs(p0).fma(FloatVector.broadcast(F8, d0 * xd[xb + i]), acc0);
+            offset += d0 * xs[xb + i];
+        }
+        return acc0.add(acc1).reduceLanes(VectorOperators.ADD) - 8f * offset;
+    }
+
+    /**
+     * Q4_K row of {@code blocks} super-blocks with Q8_K activations:
+     * {@code Σ d·d_x·Σ_s scale_s·(n_s · q_x) − dmin·d_x·Σ_s min_s·Σ q_x(s)}. The twelve packed scale bytes
+     * unpack into a long of eight scales and one of eight mins ({@link KQuantDots#scales}).
+     */
+    static float q4_K(MemorySegment w, long off, QuantizedActivations a, int xo, int blocks) {
+        short[] x = a.q;
+        float[] sums = a.sums;
+        int xb = xo / Q4_KCodec.BLOCK_SIZE;
+        FloatVector acc0 = FloatVector.zero(F8);
+        FloatVector acc1 = acc0;
+        float mins = 0f;
+        for (int i = 0; i < blocks; i++) {
+            long base = off + (long) i * Q4_KCodec.BLOCK_BYTES;
+            float dx = a.d[xb + i];
+            float d = LittleEndian.half(w, base) * dx;
+            float dmin = LittleEndian.half(w, base + Q4_KCodec.DMIN_OFFSET) * dx;
+            long scales = KQuantDots.scales(w, base + Q4_KCodec.SCALES_OFFSET);
+            long minLevels = KQuantDots.mins(w, base + Q4_KCodec.SCALES_OFFSET);
+            int xe = xo + i * Q4_KCodec.BLOCK_SIZE;
+            int g = (xb + i) * 16;
+            float minSum = 0f;
+            for (int pair = 0; pair < 4; pair++, xe += 64, g += 4) {
+                long qs = base + Q4_KCodec.QS_OFFSET + 32L * pair;
+                ShortVector na = unsigned16(w, qs);
+                ShortVector nb = unsigned16(w, qs + 16);
+                ShortVector lo = na.and((short) 0x0F).mul(ShortVector.fromArray(S16, x, xe))
+                        .add(nb.and((short) 0x0F).mul(ShortVector.fromArray(S16, x, xe + 16)));
+                ShortVector hi = na.lanewise(VectorOperators.LSHR, 4).mul(ShortVector.fromArray(S16, x, xe + 32))
+                        .add(nb.lanewise(VectorOperators.LSHR, 4).mul(ShortVector.fromArray(S16, x, xe + 48)));
+                acc0 = pairs(lo).fma(FloatVector.broadcast(F8, d * (int) ((scales >>> (16 * pair)) & 0xFF)), acc0);
+                acc1 = pairs(hi).fma(FloatVector.broadcast(F8, d * (int) ((scales >>> (16 * pair + 8)) & 0xFF)), acc1);
+                minSum += (int) ((minLevels >>> (16 * pair)) & 0xFF) * (sums[g] + sums[g + 1])
+                        + (int) ((minLevels >>> (16 * pair + 8)) & 0xFF) * (sums[g + 2] + sums[g + 3]);
+            }
+            mins += dmin * minSum;
+        }
+        return acc0.add(acc1).reduceLanes(VectorOperators.ADD) - mins;
+    }
+
+    /**
+     * Q6_K row of {@code blocks} super-blocks with Q8_K activations: {@code Σ d·d_x·scale_g·((u − 32) · q_x)}
+     * over groups {@code g} of 16, {@code u} the unsigned six-bit levels; the 32 comes off through the
+     * activations' sums per 16. Per half of 128 elements, level {@code k} (0..3) of lane {@code l} takes
+     * nibble {@code k/2} of {@code ql[l + 32·(k&1)]} and bits {@code 2k, 2k+1} of {@code qh[l]} (see
+     * {@link Q6_KCodec}). The four levels run through one loop body: written out four times, the method
+     * outgrew C2's inlining node budget, its helpers stayed calls and their vectors were boxed (5× slower).
+     */
+    static float q6_K(MemorySegment w, long off, QuantizedActivations a, int xo, int blocks) {
+        short[] x = a.q;
+        float[] sums = a.sums;
+        int xb = xo / Q6_KCodec.BLOCK_SIZE;
+        FloatVector acc0 = FloatVector.zero(F8);
+        FloatVector acc1 = acc0;
+        float offset = 0f;
+        for (int i = 0; i < blocks; i++) {
+            long base = off + (long) i * Q6_KCodec.BLOCK_BYTES;
+            float d = LittleEndian.half(w, base + Q6_KCodec.D_OFFSET) * a.d[xb + i];
+            long sc = base + Q6_KCodec.SCALES_OFFSET;
+            int g0 = (xb + i) * 16;
+            int scaledSums = 0;
+            for (int g = 0; g < 16; g++) {
+                scaledSums += w.get(ValueLayout.JAVA_BYTE, sc + g) * (int) sums[g0 + g];
+            }
+            offset += 32f * d * scaledSums;
+            for (int h = 0; h < 4; h++) {
+                int n = h >>> 1;
+                int l = 16 * (h & 1);
+                ShortVector qh = unsigned16(w, base + Q6_KCodec.QH_OFFSET + 32L * n + l);
+                int xe = xo + i * Q6_KCodec.BLOCK_SIZE + 128 * n + l;
+                long s = sc + 8L * n + (l >>> 4);
+                for (int k = 0; k < 4; k += 2) {
+                    ShortVector ql = unsigned16(w, base + 64L * n + l + 16L * k);
+                    ShortVector lo = ql.and((short) 0x0F)
+                            .or(qh.lanewise(VectorOperators.LSHL, 4 - k).and((short) 0x30));
+                    ShortVector up = ql.lanewise(VectorOperators.LSHR, 4)
+                            .or(qh.lanewise(VectorOperators.LSHR, k).and((short) 0x30));
+                    acc0 = pairs(lo.mul(ShortVector.fromArray(S16, x, xe + 32 * (k >>> 1))))
+                            .fma(FloatVector.broadcast(F8, d * w.get(ValueLayout.JAVA_BYTE, s + (k >>> 1) * 2)), acc0);
+                    acc1 = pairs(up.mul(ShortVector.fromArray(S16, x, xe + 64 + 32 * (k >>> 1))))
+                            .fma(FloatVector.broadcast(F8, d * w.get(ValueLayout.JAVA_BYTE, s + 4 + (k >>> 1) * 2)), acc1);
+                }
+            }
+        }
+        return acc0.add(acc1).reduceLanes(VectorOperators.ADD) - offset;
+    }
+}

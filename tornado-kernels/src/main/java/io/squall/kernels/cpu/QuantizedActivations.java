@@ -1,0 +1,154 @@
+package io.squall.kernels.cpu;
+
+import io.squall.kernels.GgmlType;
+
+/**
+ * Activation rows rounded to 8 bits per block, as llama.cpp rounds them before every product with a
+ * quantized weight: {@link Scheme#Q8_0} (blocks of 32, {@code d = max|x| / 127} rounded to f16, the
+ * AVX2 {@code quantize_row_q8_0}) for Q8_0 and Q4_0 weights, {@link Scheme#Q8_K} (blocks of 256,
+ * {@code d = max / −127} in f32, {@code quantize_row_q8_K_ref}) for Q4_K and Q6_K. Both round to
+ * nearest, ties to even. Integer dots ({@link IntDots}) read {@link #q} and the block scales; the tiled
+ * path of larger batches reads {@link #dequantized}, the same rounded values as floats, so every batch
+ * size computes the same products.
+ *
+ * <p>One instance per scheme per {@link MatmulTask}; arrays grow and are reused. Written by the
+ * thread that prepares a matmul, then only read by the pool's workers (the pool's run publishes them).
+ */
+final class QuantizedActivations {
+
+    /** How a format's weights want their activations. */
+    enum Scheme {
+        /** Kept in float32. */
+        NONE(1),
+        /** 32-element blocks, f16 scale. */
+        Q8_0(32),
+        /** 256-element blocks, f32 scale, sums per 16. */
+        Q8_K(256);
+
+        /** Elements per block. */
+        final int block;
+
+        Scheme(int block) {
+            this.block = block;
+        }
+
+        /**
+         * The scheme {@code type}'s matmul uses, or {@link #NONE}; {@code squall.kernels.f32Activations=true}
+         * keeps every format on float activations (the previous numerics, for comparison), as do machines
+         * without 256-bit vectors ({@link IntDots#SUPPORTED}).
+         */
+        static Scheme of(GgmlType type) {
+            if (F32_ACTIVATIONS || !IntDots.SUPPORTED) {
+                return NONE;
+            }
+            return switch (type) {
+                case Q8_0, Q4_0 -> Q8_0;
+                case Q4_K, Q6_K -> Q8_K;
+                default -> NONE;
+            };
+        }
+    }
+
+    /** {@code -Dsquall.kernels.f32Activations=true}: no activation rounding anywhere (slower, for A/B runs). */
+    static final boolean F32_ACTIVATIONS = Boolean.getBoolean("squall.kernels.f32Activations");
+
+    /** 1.5 · 2^23: adding it leaves a float's value rounded to an integer (ties to even) in the low mantissa bits. */
+    private static final float MAGIC = 12582912f;
+
+    final Scheme scheme;
+    /** Rounded levels, {@code −127..127}, row after row. */
+    short[] q = new short[0];
+    /** Scale of each block (f16-rounded for Q8_0), blocks of all rows in order. */
+    float[] d = new float[0];
+    /** Q8_0: {@code d·Σq} per block. Q8_K: {@code Σq} per 16 elements. */
+    float[] sums = new float[0];
+    /** {@code d·q} per element, the rounded activations as floats. */
+    float[] dequantized = new float[0];
+    /** Elements quantized by the last {@link #quantize} call. */
+    private int length;
+
+    QuantizedActivations(Scheme scheme) {
+        this.scheme = scheme;
+    }
+
+    /**
+     * Rounds {@code n} elements of {@code x} (whole blocks: {@code n} is a multiple of the block) into
+     * this instance's arrays, replacing what they held.
+     */
+    void quantize(float[] x, int n) {
+        int block = scheme.block;
+        if (q.length < n) {
+            q = new short[n];
+            dequantized = new float[n];
+            d = new float[n / block];
+            sums = new float[scheme == Scheme.Q8_K ? n / 16 : n / block];
+        }
+        length = n;
+        for (int b = 0; b < n / block; b++) {
+            if (scheme == Scheme.Q8_0) {
+                q8_0Block(x, b);
+            } else {
+                q8_KBlock(x, b);
+            }
+        }
+    }
+
+    /** Elements held since the last {@link #quantize}. */
+    int length() {
+        return length;
+    }
+
+    private void q8_0Block(float[] x, int b) {
+        int first = b * 32;
+        float amax = 0f;
+        for (int j = 0; j < 32; j++) {
+            amax = Math.max(amax, Math.abs(x[first + j]));
+        }
+        float scale = Float.float16ToFloat(Float.floatToFloat16(amax / 127f));
+        float inverse = amax != 0f ? 127f / amax : 0f;
+        int sum = 0;
+        for (int j = 0; j < 32; j++) {
+            int level = nearest(x[first + j] * inverse);
+            q[first + j] = (short) level;
+            dequantized[first + j] = scale * level;
+            sum += level;
+        }
+        d[b] = scale;
+        sums[b] = scale * sum;
+    }
+
+    private void q8_KBlock(float[] x, int b) {
+        int first = b * 256;
+        float max = 0f;
+        float amax = 0f;
+        for (int j = 0; j < 256; j++) {
+            float ax = Math.abs(x[first + j]);
+            if (ax > amax) {
+                amax = ax;
+                max = x[first + j];
+            }
+        }
+        float scale = 0f;
+        float inverse = 0f;
+        if (amax != 0f) {
+            inverse = -127f / max;
+            scale = 1f / inverse;
+        }
+        for (int g = 0; g < 16; g++) {
+            int sum = 0;
+            for (int j = first + 16 * g; j < first + 16 * g + 16; j++) {
+                int level = Math.min(127, nearest(inverse * x[j]));
+                q[j] = (short) level;
+                dequantized[j] = scale * level;
+                sum += level;
+            }
+            sums[b * 16 + g] = sum;
+        }
+        d[b] = scale;
+    }
+
+    /** ggml's {@code nearest_int}: round to nearest, ties to even, for {@code |v| ≤ 2^22}. */
+    static int nearest(float v) {
+        return (Float.floatToRawIntBits(v + MAGIC) & 0x007fffff) - 0x00400000;
+    }
+}
