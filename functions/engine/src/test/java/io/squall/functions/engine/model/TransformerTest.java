@@ -48,14 +48,19 @@ class TransformerTest {
 
     @ParameterizedTest(name = "{0} {1}")
     @CsvSource({
+            // Before Q8_0, Q4_0, Q4_K and Q6_K weights the CPU executor rounds activations to 8 bits per block as
+            // llama.cpp does (up to 1/254 of the block's largest value, blocks of 32 for Q8_0/Q4_0 and of 256 for the
+            // K-quants), which this pass does not: seen 3e-4 to 1.1e-3 off it for Q8_0/Q4_0 and up to 1.2e-2 for the
+            // K-quants on these shapes. QuantizedActivationsTest checks the rounded products exactly, and
+            // ReferenceConformanceTest the logits against llama.cpp's own
             "LLAMA, F32, 64, 96, 1e-4",
             "MISTRAL, F16, 64, 96, 1e-4",
             "QWEN2, F32, 64, 96, 1e-4",
             "QWEN3, BF16, 64, 96, 1e-4",
-            "LLAMA, Q8_0, 96, 160, 1e-4",
-            "QWEN2, Q4_0, 64, 96, 1e-4",
-            "QWEN3, Q4_K, 256, 512, 1e-4",
-            "LLAMA, Q6_K, 256, 256, 1e-4",
+            "LLAMA, Q8_0, 96, 160, 1e-2",
+            "QWEN2, Q4_0, 64, 96, 1e-2",
+            "QWEN3, Q4_K, 256, 512, 5e-2",
+            "LLAMA, Q6_K, 256, 256, 5e-2",
             "LLAMA, Q4_1, 64, 96, 1e-4",
             "MISTRAL, Q5_0, 64, 96, 1e-4",
             "QWEN2, Q5_1, 96, 160, 1e-4",
