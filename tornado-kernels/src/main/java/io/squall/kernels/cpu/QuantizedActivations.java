@@ -7,8 +7,8 @@ import io.squall.kernels.GgmlType;
  * quantized weight: {@link Scheme#Q8_0} (blocks of 32, {@code d = max|x| / 127} rounded to f16, the
  * AVX2 {@code quantize_row_q8_0}) for Q8_0 and Q4_0 weights, {@link Scheme#Q8_K} (blocks of 256,
  * {@code d = max / −127} in f32, {@code quantize_row_q8_K_ref}) for Q4_K and Q6_K. Both round to
- * nearest, ties to even. Integer dots ({@link IntDots}) read {@link #q} and the block scales; the tiled
- * path of larger batches reads {@link #dequantized}, the same rounded values as floats, so every batch
+ * nearest, ties to even. Integer dots ({@link IntDots}, one activation row) read {@link #q} and the block
+ * scales; the tiled path of larger batches reads {@link #dequantized}, the same rounded values as floats, so every batch
  * size computes the same products.
  *
  * <p>One instance per scheme per {@link MatmulTask}; arrays grow and are reused. Written by the

@@ -14,7 +14,7 @@ import static org.assertj.core.api.Assertions.within;
 
 /**
  * The CPU executor rounds activations as llama.cpp does before a product with Q8_0, Q4_0, Q4_K or Q6_K
- * weights, and then computes exactly {@code w · x̃}: every batch size (integer dots up to 6 rows, float
+ * weights, and then computes exactly {@code w · x̃}: every batch size (integer dots at 1 row, float
  * tiles above) within float32 summation error of float64 over the rounded activations.
  */
 class QuantizedActivationsTest {
