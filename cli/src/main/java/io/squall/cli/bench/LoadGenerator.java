@@ -99,9 +99,13 @@ public final class LoadGenerator {
         return message;
     }
 
-    /** Tokens per synthetic word on {@code target}, measured with a probe prompt of 200 words. */
+    /**
+     * Tokens per synthetic word on {@code target}, measured with a probe prompt of 64 words: short enough for a
+     * small model's context (64 words are ~250 tokens with stories260K's 512-token vocabulary), long enough that the
+     * chat template's own tokens do not dominate.
+     */
     public static double tokensPerWord(Target target, long seed) {
-        int words = 200;
+        int words = 64;
         String text = Workload.words(new Random(seed), words);
         int base = target.promptTokens(new BenchRequest(List.of(message("user", "x")), 1));
         int probe = target.promptTokens(new BenchRequest(List.of(message("user", text)), 1));
