@@ -108,6 +108,11 @@ class MockClusterIT {
                     assertThat(again.at("/choices/0/text").asText()).as("a repeated prompt, now served from cache, gives the same tokens")
                             .isEqualTo(firstText.get(u));
                     int[] followUp = IntStream.concat(IntStream.of(prefixes.get(u)), random.ints(20, 3, 250)).toArray();
+                    // A load report taken while the repeat ran but arriving after it finished would weigh its blocks
+                    // on the holder until the next report (InFlight cannot tell when a report was taken): wait for
+                    // reports that show the repeat finished, as a next turn a moment later would see.
+                    await("every worker reports no running sequence", () -> discovery.discovery().instances().stream()
+                            .allMatch(w -> w.load().activeSequences() + w.load().queuedSequences() == 0));
                     JsonNode reply = complete(http, followUp, 4);
                     assertThat(reply.at("/routing/0/worker").asText()).as("user %d's follow-up goes to its prefix", u)
                             .isEqualTo(firstWorker.get(u));
