@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Mean TTFT and mean latency against replay rate, one line per routing policy, from the POLICY-RATE.json reports
 bench/router-sweep.sh writes.  Usage: bench/plot-sweep.py OUT_DIR PNG  (needs matplotlib: Debian's
 python3-matplotlib)."""
