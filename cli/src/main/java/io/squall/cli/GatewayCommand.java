@@ -1,12 +1,12 @@
 package io.squall.cli;
 
+import io.squall.cli.model.ModelSpec;
 import io.squall.functions.api.auth.ClusterSecret;
 import io.squall.functions.engine.gguf.GgufFile;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
@@ -19,9 +19,10 @@ final class GatewayCommand implements Callable<Integer> {
     @Option(names = "--join", required = true, description = "a cluster member to join, host:port, or k8s:SERVICE.NAMESPACE for the pods behind a headless Kubernetes Service")
     String join;
 
-    @Option(names = "--model", required = true,
-            description = "the GGUF file the workers serve; the gateway reads only its tokenizer and chat template")
-    Path model;
+    @Option(names = "--model", required = true, converter = ModelArgument.class,
+            description = "the model the workers serve (the gateway reads only its tokenizer and chat template); "
+                    + ModelArgument.DESCRIPTION)
+    ModelSpec model;
 
     @Option(names = "--host", defaultValue = "127.0.0.1", description = "address to bind (default: ${DEFAULT-VALUE})")
     String host;
@@ -44,13 +45,11 @@ final class GatewayCommand implements Callable<Integer> {
         if (drainSeconds < 0) {
             throw new IllegalArgumentException("--drain-seconds must not be negative");
         }
-        if (!Files.isRegularFile(model)) {
-            throw new IllegalArgumentException("--model " + model + " is not a file");
-        }
+        Path path = ModelArgument.file(model);
         ClusterSecret secret = clusterSecret.secret();
         Cluster cluster = Cluster.join(host, gridPort, join, secret);
-        GgufFile file = GgufFile.open(model);
-        String name = gateway.modelId(model);
+        GgufFile file = GgufFile.open(path);
+        String name = gateway.modelId(path);
         GatewayOptions.FrontDoor front = gateway.start(host, name, file.metadata(), cluster);
         System.err.println("squall gateway: serving " + name + " from the workers of cluster member " + cluster.address()
                 + "; OpenAI API on http://" + host + ":" + front.server().httpPort() + "/v1");

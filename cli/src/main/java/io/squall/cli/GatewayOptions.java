@@ -7,7 +7,6 @@ import io.squall.gateway.ModelEndpoint;
 import io.squall.gateway.routing.KvRoutingPolicy;
 import io.squall.gateway.routing.RoutedGenerateService;
 import io.squall.gateway.routing.Routers;
-import io.squall.kvgrid.hash.BlockHasher;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
@@ -70,7 +69,15 @@ final class GatewayOptions {
 
     /** The id clients use for the model in {@code file}. */
     String modelId(Path file) {
-        return servedModelName != null ? servedModelName : file.getFileName().toString().replaceFirst("\\.gguf$", "");
+        return modelId(file, servedModelName);
+    }
+
+    /**
+     * The id clients use for the model in {@code file}: {@code servedName} when given, else the file name without
+     * {@code .gguf}. Gateways and workers name a model by this one rule, so they agree on it.
+     */
+    static String modelId(Path file, String servedName) {
+        return servedName != null ? servedName : file.getFileName().toString().replaceFirst("\\.gguf$", "");
     }
 
     /** How often a gateway publishes its traffic for planners. */
@@ -102,16 +109,17 @@ final class GatewayOptions {
      * proving the cluster's secret to them.
      */
     FrontDoor start(String host, String modelName, GgufMetadata metadata, Cluster cluster) {
-        KvRoutingPolicy.Config kvConfig = new KvRoutingPolicy.Config(BlockHasher.DEFAULT_BLOCK_SIZE, overlapWeight,
+        KvRoutingPolicy.Config kvConfig = new KvRoutingPolicy.Config(overlapWeight,
                 KvRoutingPolicy.Config.defaults().lowerTierWeight(), routerTemperature);
         List<String> keys = apiKeys == null ? List.of() : GatewayConfig.readApiKeys(apiKeys);
         GatewayConfig config = GatewayConfig.defaults()
                 .withListen(new GatewayConfig.Listen(host, httpPort, rsocketPort, rsocketWebSocketPort))
                 .withSecurity(new GatewayConfig.Security(keys, null, null));
-        RoutedGenerateService route = new RoutedGenerateService(cluster.discovery(),
+        RoutedGenerateService route = new RoutedGenerateService(cluster.discovery(), modelName,
                 router.policy(() -> new KvRoutingPolicy(cluster.kvEventTopic(), cluster.blockDirectory(), kvConfig)), cluster.secret());
         try {
-            GatewayServer server = GatewayServer.start(config, Map.of(modelName, ModelEndpoint.fromGguf(metadata, route)));
+            GatewayServer server = GatewayServer.start(config,
+                    Map.of(modelName, ModelEndpoint.fromGguf(metadata, route, route)));
             ScheduledExecutorService traffic = Executors.newSingleThreadScheduledExecutor(
                     Thread.ofPlatform().name("squall-traffic").daemon(true).factory());
             traffic.scheduleAtFixedRate(() -> publish(server, cluster), 0, TRAFFIC_PERIOD.toMillis(), TimeUnit.MILLISECONDS);

@@ -1,5 +1,6 @@
 package io.squall.cli;
 
+import io.squall.cli.model.ModelSpec;
 import io.squall.functions.engine.model.Model;
 import io.squall.functions.engine.model.ForwardPass;
 import io.squall.functions.engine.model.Transformer;
@@ -7,7 +8,6 @@ import io.squall.kernels.Kernels;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -23,8 +23,8 @@ final class LogitsCommand implements Callable<Integer> {
 
     private static final int DEFAULT_SHOWN = 32;
 
-    @Option(names = "--model", required = true, description = "GGUF model file")
-    Path model;
+    @Option(names = "--model", required = true, converter = ModelArgument.class, description = ModelArgument.DESCRIPTION)
+    ModelSpec model;
 
     @Option(names = "--tokens", required = true, split = ",", description = "token ids, used exactly as given (no BOS added)")
     int[] tokens;
@@ -40,7 +40,7 @@ final class LogitsCommand implements Callable<Integer> {
         if (tokens.length == 0) {
             throw new IllegalArgumentException("--tokens needs at least one id");
         }
-        try (Model loaded = Model.load(model); Kernels kernels = Kernels.best()) {
+        try (Model loaded = Model.load(ModelArgument.file(model)); Kernels kernels = Kernels.best()) {
             Transformer transformer = new Transformer(loaded.config(), loaded.weights(), kernels, tokens.length);
             float[] logits = new float[loaded.config().vocabSize()];
             transformer.forward(List.of(new ForwardPass.Segment(transformer.newCache(), tokens, 0, tokens.length, logits)));

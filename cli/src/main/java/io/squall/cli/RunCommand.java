@@ -1,5 +1,6 @@
 package io.squall.cli;
 
+import io.squall.cli.model.ModelSpec;
 import io.squall.functions.engine.generate.Generator;
 import io.squall.functions.engine.model.Model;
 import io.squall.functions.engine.model.Transformer;
@@ -16,7 +17,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -31,8 +31,8 @@ final class RunCommand implements Callable<Integer> {
     /** Prompt tokens per prefill forward pass. */
     private static final int PREFILL_CHUNK = 512;
 
-    @Option(names = "--model", required = true, description = "GGUF model file")
-    Path model;
+    @Option(names = "--model", required = true, converter = ModelArgument.class, description = ModelArgument.DESCRIPTION)
+    ModelSpec model;
 
     @ArgGroup(multiplicity = "1")
     Input input;
@@ -86,7 +86,7 @@ final class RunCommand implements Callable<Integer> {
                 .repetitionPenalty(repeatPenalty).seed(seed)
                 .build();
         PrintWriter out = spec.commandLine().getOut();
-        try (Model loaded = Model.load(model); Kernels kernels = Kernels.best()) {
+        try (Model loaded = Model.load(ModelArgument.file(model)); Kernels kernels = Kernels.best()) {
             Tokenizer tokenizer = Tokenizers.fromGguf(loaded.metadata());
             int[] prompt = input.tokens != null ? input.tokens : tokenizer.encode(input.prompt, EncodeOptions.PROMPT);
             if (prompt.length == 0) {

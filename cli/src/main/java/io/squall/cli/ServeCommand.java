@@ -1,5 +1,6 @@
 package io.squall.cli;
 
+import io.squall.cli.model.ModelSpec;
 import io.squall.functions.api.auth.ClusterSecret;
 import io.squall.functions.discovery.WorkerRole;
 import io.squall.functions.engine.gguf.GgufFile;
@@ -17,7 +18,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -39,9 +39,9 @@ final class ServeCommand implements Callable<Integer> {
     @picocli.CommandLine.Mixin
     KernelOption kernelOption;
 
-    @Option(names = "--model", description = "GGUF model file (default: a demo model with random weights; with "
-            + "--engine mock only its vocabulary is read)")
-    Path model;
+    @Option(names = "--model", converter = ModelArgument.class, description = ModelArgument.DESCRIPTION
+            + " (default: a demo model with random weights; with --engine mock only its vocabulary is read)")
+    ModelSpec model;
 
     @Option(names = "--host", defaultValue = "127.0.0.1", description = "address to bind (default: ${DEFAULT-VALUE})")
     String host;
@@ -99,15 +99,16 @@ final class ServeCommand implements Callable<Integer> {
         if (aggregated < 0 || prefillWorkers < 0 || decodeWorkers < 0 || aggregated + decodeWorkers == 0) {
             throw new IllegalArgumentException("--workers must be at least 1 (or give --prefill-workers and --decode-workers)");
         }
-        Path file = model;
-        if (file == null) {
+        Path file;
+        if (model == null) {
             file = DemoModel.ensure();
             if (!engine.mock()) {
                 System.err.println("squall serve: WARNING: no --model given; serving the demo model " + file
-                        + " whose weights are RANDOM (its output is noise). Pass --model FILE.gguf for a real model.");
+                        + " whose weights are RANDOM (its output is noise). Pass --model FILE.gguf or "
+                        + "--model hf:OWNER/REPO/FILE.gguf for a real model.");
             }
-        } else if (!Files.isRegularFile(file)) {
-            throw new IllegalArgumentException("--model " + file + " is not a file");
+        } else {
+            file = ModelArgument.file(model);
         }
         stage.defaultsFrom(engine.profileIfMock());
         if (planner) {
@@ -135,7 +136,7 @@ final class ServeCommand implements Callable<Integer> {
         for (int i = 0; i < roles.size(); i++) {
             WorkerApplication worker = WorkerApplication.start(new WorkerConfig(roles.get(i), host, 0, 0,
                     Cluster.NAME, stage.batch(), stage.kv(roles.size() > 1 ? "worker-" + i : null), stage.context(),
-                    stage.disaggregation(), secret), source, cluster.discovery(), cluster.kvSharing());
+                    stage.disaggregation(), secret, gateway.modelId(file)), source, cluster.discovery(), cluster.kvSharing());
             stages.add(worker);
             worker.worker().ready().get();
             System.err.println("squall serve: worker " + i + " (" + roles.get(i).name().toLowerCase(Locale.ROOT)
@@ -173,7 +174,8 @@ final class ServeCommand implements Callable<Integer> {
         } else {
             initial.put(Pool.AGGREGATED, aggregated);
         }
-        List<String> args = new ArrayList<>(List.of("--model", file.toAbsolutePath().toString()));
+        List<String> args = new ArrayList<>(List.of("--model", file.toAbsolutePath().toString(),
+                "--served-model-name", gateway.modelId(file)));
         args.addAll(engine.asArguments());
         args.addAll(stage.asArguments());
         args.addAll(clusterSecret.asArguments());

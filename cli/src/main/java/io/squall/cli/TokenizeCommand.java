@@ -1,5 +1,6 @@
 package io.squall.cli;
 
+import io.squall.cli.model.ModelSpec;
 import io.squall.functions.engine.gguf.GgufFile;
 import io.squall.functions.engine.tokenizer.EncodeOptions;
 import io.squall.functions.engine.tokenizer.Tokenizer;
@@ -7,7 +8,6 @@ import io.squall.functions.engine.tokenizer.Tokenizers;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
@@ -15,8 +15,9 @@ import java.util.concurrent.Callable;
 @Command(name = "tokenize", description = "Print the token ids of a text, as JSON.")
 final class TokenizeCommand implements Callable<Integer> {
 
-    @Option(names = "--model", required = true, description = "GGUF file holding the tokenizer")
-    Path model;
+    @Option(names = "--model", required = true, converter = ModelArgument.class,
+            description = "the model holding the tokenizer; " + ModelArgument.DESCRIPTION)
+    ModelSpec model;
 
     @Option(names = "--text", required = true, description = "text to tokenize")
     String text;
@@ -32,7 +33,7 @@ final class TokenizeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        try (GgufFile file = GgufFile.open(model)) {
+        try (GgufFile file = GgufFile.open(ModelArgument.file(model))) {
             Tokenizer tokenizer = Tokenizers.fromGguf(file.metadata());
             int[] ids = tokenizer.encode(text, new EncodeOptions(bos, special));
             Json.print(spec.commandLine().getOut(), Map.of("ids", ids));

@@ -1,5 +1,6 @@
 package io.squall.cli;
 
+import io.squall.cli.model.ModelSpec;
 import io.squall.functions.api.auth.ClusterSecret;
 import io.squall.functions.discovery.WorkerInstance;
 import io.squall.functions.discovery.WorkerRole;
@@ -10,7 +11,6 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -29,9 +29,9 @@ final class WorkerCommand implements Callable<Integer> {
     @Option(names = "--role", defaultValue = "aggregated", description = "aggregated, prefill or decode (default: ${DEFAULT-VALUE})")
     String role;
 
-    @Option(names = "--model", description = "GGUF model file (with --engine mock only its vocabulary is read; "
-            + "default there: the demo model's)")
-    Path model;
+    @Option(names = "--model", converter = ModelArgument.class, description = ModelArgument.DESCRIPTION
+            + " (with --engine mock only its vocabulary is read; default there: the demo model's)")
+    ModelSpec model;
 
     @Option(names = "--join", required = true, description = "a cluster member to join, host:port, or k8s:SERVICE.NAMESPACE for the pods behind a headless Kubernetes Service")
     String join;
@@ -52,6 +52,10 @@ final class WorkerCommand implements Callable<Integer> {
             description = "on SIGTERM, how long open streams may run on before they migrate to other workers (default: ${DEFAULT-VALUE})")
     int drainSeconds;
 
+    @Option(names = "--served-model-name", description = "the model id this worker advertises and clients send "
+            + "(default: the file name without .gguf)")
+    String servedModelName;
+
     @CommandLine.Mixin
     WorkerOptions stage;
 
@@ -66,26 +70,26 @@ final class WorkerCommand implements Callable<Integer> {
         if (drainSeconds < 0) {
             throw new IllegalArgumentException("--drain-seconds must not be negative");
         }
-        Path file = model;
-        if (file == null && engine.mock()) {
+        Path file;
+        if (model == null && engine.mock()) {
             file = DemoModel.ensure();
-        } else if (file == null) {
+        } else if (model == null) {
             throw new IllegalArgumentException("--model is required (except with --engine mock)");
-        }
-        if (!Files.isRegularFile(file)) {
-            throw new IllegalArgumentException("--model " + file + " is not a file");
+        } else {
+            file = ModelArgument.file(model);
         }
         stage.defaultsFrom(engine.profileIfMock());
         ClusterSecret secret = clusterSecret.secret();
         WorkerConfig config = new WorkerConfig(WorkerRole.parse(role), host, httpPort, rsocketPort, Cluster.NAME,
-                stage.batch(), stage.kv(), stage.context(), stage.disaggregation(), secret);
+                stage.batch(), stage.kv(), stage.context(), stage.disaggregation(), secret,
+                GatewayOptions.modelId(file, servedModelName));
         ModelSource source = engine.mock() ? ModelSource.of(engine.mockEngine(file)) : ModelSource.file(file);
         Cluster cluster = Cluster.join(host, gridPort, join, secret);
         WorkerApplication worker = WorkerApplication.start(config, source, cluster.discovery(),
                 cluster.kvSharing());
         try {
             WorkerInstance instance = worker.worker().ready().get();
-            System.err.println("squall worker: " + instance.id() + " serving " + instance.model() + " as " + instance.role()
+            System.err.println("squall worker: " + instance.id() + " serving " + instance.model().name() + " as " + instance.role()
                     + "; rsocket tcp " + host + ":" + instance.rsocketPort() + ", http " + host + ":" + instance.httpPort()
                     + "; cluster member " + cluster.address());
         } catch (ExecutionException e) {

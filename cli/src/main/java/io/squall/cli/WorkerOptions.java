@@ -3,7 +3,10 @@ package io.squall.cli;
 import io.squall.functions.engine.batch.BatchConfig;
 import io.squall.functions.worker.disagg.DisaggregationConfig;
 import io.squall.functions.worker.kv.KvConfig;
+import io.squall.kvgrid.hash.BlockHasher;
+import io.squall.kvgrid.pool.Eviction;
 import io.squall.scheduler.profile.Profile;
+import picocli.CommandLine;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
@@ -23,7 +26,6 @@ final class WorkerOptions {
     private static final int DEFAULT_MAX_BATCHED_TOKENS = BatchConfig.DEFAULT_MAX_BATCHED_TOKENS;
     private static final int DEFAULT_CONTEXT = 4096;
     private static final int DEFAULT_BLOCKS = 4096;
-    private static final int BLOCK_SIZE = 16;
 
     @Option(names = "--max-sequences", description = "sequences batched at once per worker (default: "
             + DEFAULT_MAX_SEQUENCES + ", or a mock engine's profile's)")
@@ -37,9 +39,29 @@ final class WorkerOptions {
             + ", or a mock engine's profile's)")
     Integer context;
 
-    @Option(names = "--kv-blocks", description = "G1 KV blocks of 16 tokens per worker (default: " + DEFAULT_BLOCKS
+    @Option(names = "--kv-blocks", description = "G1 KV blocks per worker (default: " + DEFAULT_BLOCKS
             + ", or what a mock engine's profile's KV capacity holds)")
     Integer blocks;
+
+    @Option(names = "--kv-block-size", description = "tokens per KV block; workers advertise it and routers hash "
+            + "prompts by it (default: " + BlockHasher.DEFAULT_BLOCK_SIZE + ", or a mock engine's profile's)")
+    Integer blockSize;
+
+    @Option(names = "--kv-eviction", defaultValue = "lru", converter = EvictionName.class,
+            description = "how cached G1 blocks are evicted: lru, or tinylfu (a one-off prefix cannot push out a frequent one) (default: ${DEFAULT-VALUE})")
+    Eviction eviction;
+
+    /** Reads {@code --kv-eviction}, so a typo fails before anything starts. */
+    static final class EvictionName implements CommandLine.ITypeConverter<Eviction> {
+        @Override
+        public Eviction convert(String value) {
+            try {
+                return Eviction.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.TypeConversionException(e.getMessage());
+            }
+        }
+    }
 
     @Option(names = "--kv-host-bytes", defaultValue = "0", description = "G2 off-heap host memory for evicted blocks, in bytes (default: none)")
     long hostBytes;
@@ -71,15 +93,21 @@ final class WorkerOptions {
             return;
         }
         Profile.WorkerShape shape = profile.worker();
+        blockSize = blockSize != null ? blockSize : shape.blockSize();
         maxSequences = maxSequences != null ? maxSequences : shape.maxSequences();
         maxBatchedTokens = maxBatchedTokens != null ? maxBatchedTokens : shape.maxBatchedTokens();
         context = context != null ? context : shape.contextLength();
-        blocks = blocks != null ? blocks : (int) Math.min(Integer.MAX_VALUE, shape.kvCapacityTokens() / BLOCK_SIZE);
+        blocks = blocks != null ? blocks : (int) Math.min(Integer.MAX_VALUE, shape.kvCapacityTokens() / blockSize());
     }
 
     /** The longest sequence, in tokens. */
     int context() {
         return context != null ? context : DEFAULT_CONTEXT;
+    }
+
+    /** Tokens per KV block. */
+    int blockSize() {
+        return blockSize != null ? blockSize : BlockHasher.DEFAULT_BLOCK_SIZE;
     }
 
     /** G1 blocks per worker. */
@@ -95,6 +123,7 @@ final class WorkerOptions {
         List<String> args = new ArrayList<>(List.of("--max-sequences", Integer.toString(batch().maxRunningSequences()),
                 "--max-batched-tokens", Integer.toString(batch().maxBatchedTokens()),
                 "--context", Integer.toString(context()), "--kv-blocks", Integer.toString(blocks()),
+                "--kv-block-size", Integer.toString(blockSize()), "--kv-eviction", eviction.toString(),
                 "--kv-host-bytes", Long.toString(hostBytes), "--kv-disk-bytes", Long.toString(diskBytes),
                 "--disagg-min-tokens", Integer.toString(disaggMinTokens),
                 "--prefill-max-queue", Integer.toString(prefillMaxQueue),
@@ -118,7 +147,7 @@ final class WorkerOptions {
     /** The tiers of a worker; {@code subdirectory} separates the disk tiers of several workers in one process. */
     KvConfig kv(String subdirectory) {
         Path dir = diskDir == null || subdirectory == null ? diskDir : diskDir.resolve(subdirectory);
-        return new KvConfig(blocks(), BLOCK_SIZE, hostBytes, dir, diskBytes);
+        return new KvConfig(blocks(), blockSize(), hostBytes, dir, diskBytes, eviction);
     }
 
     KvConfig kv() {

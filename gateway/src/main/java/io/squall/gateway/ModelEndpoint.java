@@ -15,10 +15,10 @@ import java.util.Objects;
  * @param service        generates tokens for this model (in process, or an RSocket client of its workers); not null
  * @param tokenizer      the model's tokenizer; not null
  * @param template       the model's chat template; not null
- * @param contextLength  the context in tokens: prompt plus generated tokens never exceed it; positive
+ * @param context        how long a sequence may be: prompt plus generated tokens never exceed it; not null
  * @param randomWeights  whether the weights are random (a demo model); {@code /v1/models} says so
  */
-public record ModelEndpoint(GenerateService service, Tokenizer tokenizer, ChatTemplate template, int contextLength,
+public record ModelEndpoint(GenerateService service, Tokenizer tokenizer, ChatTemplate template, ContextLength context,
                             boolean randomWeights) {
 
     /** The prefix of {@code general.description} that Squall's random-weight models carry. */
@@ -28,27 +28,24 @@ public record ModelEndpoint(GenerateService service, Tokenizer tokenizer, ChatTe
         Objects.requireNonNull(service, "service");
         Objects.requireNonNull(tokenizer, "tokenizer");
         Objects.requireNonNull(template, "template");
-        if (contextLength <= 0) {
-            throw new IllegalArgumentException("contextLength must be positive, got " + contextLength);
-        }
+        Objects.requireNonNull(context, "context");
     }
 
     /**
-     * The endpoint of a GGUF model served by {@code service}: tokenizer and chat template (ChatML when the file
-     * has none) from the metadata, the context from {@code <arch>.context_length}, and random weights
-     * recognised by the description that {@code squall gen-model} writes.
+     * The endpoint of a GGUF model served by {@code service} within {@code context}: tokenizer and chat template
+     * (ChatML when the file has none) from the metadata, and random weights recognised by the description that
+     * {@code squall gen-model} writes. The context comes from the workers, never from the file: a worker may run
+     * a shorter one than the model was trained for.
      *
      * @throws IllegalArgumentException if the tokenizer metadata is missing or the template does not compile
      */
-    public static ModelEndpoint fromGguf(GgufMetadata metadata, GenerateService service) {
+    public static ModelEndpoint fromGguf(GgufMetadata metadata, GenerateService service, ContextLength context) {
         Tokenizer tokenizer = Tokenizers.fromGguf(metadata);
         var ids = tokenizer.specialTokens();
         String bos = ids.bos() >= 0 ? tokenizer.tokenText(ids.bos()) : "";
         String eos = ids.eos() >= 0 ? tokenizer.tokenText(ids.eos()) : "";
         ChatTemplate template = ChatTemplate.forModel(metadata.findString("tokenizer.chat_template").orElse(null),
                 new SpecialTokens(bos, eos));
-        String arch = metadata.findString("general.architecture").orElse("llama");
-        int context = metadata.getInt(arch + ".context_length", 4096);
         boolean random = metadata.findString("general.description").map(d -> d.startsWith(RANDOM_WEIGHTS_MARK)).orElse(false);
         return new ModelEndpoint(service, tokenizer, template, context, random);
     }

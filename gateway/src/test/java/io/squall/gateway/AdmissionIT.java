@@ -46,7 +46,7 @@ class AdmissionIT {
     /** A model whose generation never produces anything: requests hold their permit until cancelled or timed out. */
     private static ModelEndpoint stuck() {
         ModelEndpoint real = worker.endpoint;
-        return new ModelEndpoint(request -> Flux.<TokenChunk>never(), real.tokenizer(), real.template(), 512, false);
+        return new ModelEndpoint(request -> Flux.<TokenChunk>never(), real.tokenizer(), real.template(), ContextLength.fixed(512), false);
     }
 
     private static void await(BooleanSupplier condition, String what) {

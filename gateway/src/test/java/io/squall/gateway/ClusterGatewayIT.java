@@ -46,16 +46,18 @@ class ClusterGatewayIT {
         HazelcastInstance member = ClusterFixtures.member("gateway-it-");
         List<WorkerApplication> workers = new ArrayList<>();
         try (HazelcastDiscovery discovery = new HazelcastDiscovery(member, DiscoveryConfig.defaults());
-             RoutedGenerateService route = new RoutedGenerateService(discovery.discovery(), Routers.ROUND_ROBIN.policy(null));
+             RoutedGenerateService route = new RoutedGenerateService(discovery.discovery(), "m",
+                     Routers.ROUND_ROBIN.policy(null));
              GgufFile file = GgufFile.open(model)) {
             for (int i = 0; i < 2; i++) {
                 WorkerApplication worker = WorkerApplication.start(WorkerConfig.loopback(WorkerRole.AGGREGATED,
-                        BatchConfig.defaults(), KvConfig.inMemory(256)), ModelSource.file(model), discovery.discovery());
+                        BatchConfig.defaults(), KvConfig.inMemory(256)).withServedModelName("m"), ModelSource.file(model),
+                        discovery.discovery());
                 workers.add(worker);
                 worker.worker().ready().get(60, TimeUnit.SECONDS);
             }
             try (GatewayServer gateway = GatewayServer.start(GatewayConfig.loopback(),
-                    Map.of("m", ModelEndpoint.fromGguf(file.metadata(), route)))) {
+                    Map.of("m", ModelEndpoint.fromGguf(file.metadata(), route, route)))) {
                 Http http = Http.to(gateway);
                 List<String> replies = new ArrayList<>();
                 for (int i = 0; i < 2; i++) {

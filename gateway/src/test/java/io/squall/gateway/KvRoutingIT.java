@@ -9,6 +9,7 @@ import io.squall.functions.api.TokenChunk;
 import io.squall.functions.discovery.WorkerInstance;
 import io.squall.functions.discovery.WorkerRole;
 import io.squall.functions.discovery.Discovery;
+import io.squall.functions.discovery.ServedModel;
 import io.squall.functions.discovery.hazelcast.ClusterMember;
 import io.squall.functions.engine.batch.BatchConfig;
 import io.squall.functions.worker.ModelSource;
@@ -45,6 +46,8 @@ import org.junit.jupiter.api.io.TempDir;
 class KvRoutingIT {
 
     private static final int BLOCK = BlockHasher.DEFAULT_BLOCK_SIZE;
+    /** A model whose blocks are hashed without salt, as {@code BlockHasher.of(BLOCK)} hashes them. */
+    private static final ServedModel UNSALTED = new ServedModel("m", 1024, BLOCK, "");
 
     @TempDir
     Path dir;
@@ -72,27 +75,29 @@ class KvRoutingIT {
         List<KvEventRelay> relays = new ArrayList<>();
         Discovery discovery = cluster.discovery();
         try (KvRoutingPolicy policy = new KvRoutingPolicy(topic, directory, KvRoutingPolicy.Config.defaults());
-             RoutedGenerateService route = new RoutedGenerateService(discovery, policy)) {
+             RoutedGenerateService route = new RoutedGenerateService(discovery, "m", policy)) {
             for (int i = 0; i < 2; i++) {
                 KvEventRelay relay = new KvEventRelay(cluster::publishKvEvents, 1024);
                 relays.add(relay);
                 WorkerApplication worker = WorkerApplication.start(WorkerConfig.loopback(WorkerRole.AGGREGATED,
-                        BatchConfig.defaults(), KvConfig.inMemory(256)), ModelSource.file(model), discovery,
+                        BatchConfig.defaults(), KvConfig.inMemory(256)).withServedModelName("m"), ModelSource.file(model), discovery,
                         KvSharing.cluster(relay, directory));
                 workers.add(worker);
                 worker.worker().ready().get(60, TimeUnit.SECONDS);
             }
             await("both workers registered", () -> discovery.instances().size() == 2);
+            ServedModel served = discovery.instances().getFirst().model();
+            assertThat(served).as("what the workers advertise").isEqualTo(ServedModel.of("m", 1024, BLOCK));
             SplittableRandom random = new SplittableRandom(5);
             int[] prefix = tokens(random, 6 * BLOCK + 5);
 
             TokenChunk.Usage first = generate(route, "first", prefix);
             assertThat(first.cachedTokens()).isZero();
             await("the router learns which worker holds the prefix", () -> {
-                OverlapScores scores = policy.lookup(prefix).block(Duration.ofSeconds(10));
+                OverlapScores scores = policy.lookup(served, prefix).block(Duration.ofSeconds(10));
                 return scores.size() == 1 && scores.blocks(0, Tier.G1) == 6;
             });
-            WorkerId holderId = policy.lookup(prefix).block(Duration.ofSeconds(10)).worker(0);
+            WorkerId holderId = policy.lookup(served, prefix).block(Duration.ofSeconds(10)).worker(0);
             WorkerInstance holder = discovery.instances().stream()
                     .filter(w -> w.id().workerId().equals(holderId)).findFirst().orElseThrow();
 
@@ -135,7 +140,7 @@ class KvRoutingIT {
             topic.publish(List.of(seen)); // event 1 never reaches the router
 
             await("the snapshot restores the blocks of the lost event", () -> {
-                OverlapScores scores = policy.lookup(prompt).block(Duration.ofSeconds(10));
+                OverlapScores scores = policy.lookup(UNSALTED, prompt).block(Duration.ofSeconds(10));
                 return scores.size() == 1 && scores.blocks(worker, Tier.G1) == 5;
             });
         }

@@ -61,13 +61,13 @@ class MigrationIT {
         try (HazelcastDiscovery discovery = new HazelcastDiscovery(member, DiscoveryConfig.defaults());
              WorkerApplication worker = WorkerApplication.start(WorkerConfig.loopback(WorkerRole.AGGREGATED,
                      BatchConfig.defaults(), KvConfig.inMemory(256)), ModelSource.file(model), discovery.discovery())) {
-            worker.worker().ready().get(60, TimeUnit.SECONDS);
+            WorkerInstance direct = worker.worker().ready().get(60, TimeUnit.SECONDS);
             try (Relay relay = new Relay(worker.worker().rsocketPort());
                  Registration viaRelay = discovery.discovery().register(new WorkerInstance(
-                         new InstanceId("squall", "worker", "generate", 0xdead), WorkerRole.AGGREGATED, "m",
+                         new InstanceId("squall", "worker", "generate", 0xdead), WorkerRole.AGGREGATED, direct.model(),
                          "127.0.0.1", relay.port(), worker.worker().httpPort(), 8, LoadReport.idle(256)),
                          () -> LoadReport.idle(256));
-                 RoutedGenerateService route = new RoutedGenerateService(discovery.discovery(),
+                 RoutedGenerateService route = new RoutedGenerateService(discovery.discovery(), direct.model().name(),
                          preferRelay(viaRelay.id(), routedTo))) {
                 await("the relay is discovered", () -> discovery.discovery().instances().size() == 2);
                 int[] prompt = new SplittableRandom(3).ints(40, 3, 250).toArray();

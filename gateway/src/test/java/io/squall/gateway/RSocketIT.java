@@ -1,22 +1,11 @@
 package io.squall.gateway;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.CompositeByteBuf;
-import io.netty.buffer.Unpooled;
-import io.rsocket.Payload;
 import io.rsocket.RSocket;
-import io.rsocket.core.RSocketConnector;
 import io.rsocket.exceptions.CustomRSocketException;
-import io.rsocket.metadata.AuthMetadataCodec;
-import io.rsocket.metadata.CompositeMetadataCodec;
-import io.rsocket.metadata.TaggingMetadataCodec;
-import io.rsocket.metadata.WellKnownMimeType;
 import io.rsocket.transport.ClientTransport;
 import io.rsocket.transport.netty.client.TcpClientTransport;
 import io.rsocket.transport.netty.client.WebsocketClientTransport;
-import io.rsocket.util.DefaultPayload;
 import io.squall.functions.api.ErrorCode;
 import io.squall.functions.api.Routes;
 import org.junit.jupiter.api.AfterAll;
@@ -25,19 +14,18 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
+import static io.squall.gateway.ClientApi.connect;
+import static io.squall.gateway.ClientApi.stream;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The RSocket client API, routes v1.chat and v1.completions, over TCP and WebSocket on loopback, with an API key. */
 class RSocketIT {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
     private static final String KEY = "sk-rsocket-test";
     private static final String CHAT = """
             {"model":"demo","messages":[{"role":"user","content":"hello"}],"max_tokens":4,"temperature":0,
@@ -59,39 +47,6 @@ class RSocketIT {
     static void stop() {
         server.close();
         worker.close();
-    }
-
-    private static RSocket connect(ClientTransport transport) {
-        return RSocketConnector.create()
-                .metadataMimeType(WellKnownMimeType.MESSAGE_RSOCKET_COMPOSITE_METADATA.getString())
-                .dataMimeType("application/json")
-                .connect(transport).block(Duration.ofSeconds(30));
-    }
-
-    private static Payload request(String route, String key, String json) {
-        ByteBufAllocator alloc = ByteBufAllocator.DEFAULT;
-        CompositeByteBuf metadata = alloc.compositeBuffer();
-        CompositeMetadataCodec.encodeAndAddMetadata(metadata, alloc, WellKnownMimeType.MESSAGE_RSOCKET_ROUTING,
-                TaggingMetadataCodec.createRoutingMetadata(alloc, List.of(route)).getContent());
-        if (key != null) {
-            CompositeMetadataCodec.encodeAndAddMetadata(metadata, alloc, WellKnownMimeType.MESSAGE_RSOCKET_AUTHENTICATION,
-                    AuthMetadataCodec.encodeBearerMetadata(alloc, key.toCharArray()));
-        }
-        return DefaultPayload.create(Unpooled.wrappedBuffer(json.getBytes(StandardCharsets.UTF_8)), metadata);
-    }
-
-    private static List<JsonNode> stream(RSocket socket, String route, String key, String json) {
-        return socket.requestStream(request(route, key, json))
-                .map(payload -> {
-                    try {
-                        return JSON.readTree(payload.getDataUtf8());
-                    } catch (Exception e) {
-                        throw new IllegalStateException(e);
-                    } finally {
-                        payload.release();
-                    }
-                })
-                .collectList().block(Duration.ofSeconds(60));
     }
 
     private static void chatWorksOver(ClientTransport transport) {

@@ -38,10 +38,12 @@ final class TestWorker implements AutoCloseable {
         model = Model.load(file);
         kernels = Kernels.best();
         var tokenizer = io.squall.functions.engine.tokenizer.Tokenizers.fromGguf(model.metadata());
-        kv = KvConfig.inMemory(1024).open(model.config().kvLayout(16), new WorkerId(1), KvEventSink.DISCARD, KvStats.NONE);
+        KvConfig kvConfig = KvConfig.inMemory(1024);
+        kv = kvConfig.open(model.config().kvLayout(kvConfig.blockSize()), new WorkerId(1), KvEventSink.DISCARD, KvStats.NONE);
         scheduler = new BatchScheduler(new Transformer(model.config(), model.weights(), kernels, CONTEXT),
                 BatchConfig.defaults(), tokenizer::isEndOfGeneration, kv);
-        endpoint = ModelEndpoint.fromGguf(model.metadata(), new SchedulerGenerateService(scheduler));
+        endpoint = ModelEndpoint.fromGguf(model.metadata(), new SchedulerGenerateService(scheduler),
+                ContextLength.fixed(scheduler.maxSequenceTokens()));
     }
 
     /** Whether every KV block is free again (no sequence holds any). */

@@ -49,11 +49,11 @@ class ToolCallingIT {
         ChatTemplate hermes = ChatTemplate.compile(TOOLS_TEMPLATE, new SpecialTokens("", "<|im_end|>"));
         server = GatewayServer.start(GatewayConfig.loopback(), Map.of(
                 "hermes", new ModelEndpoint(new ScriptedService("Let me check.<tool_call>\n{\"name\": \"get_weather\", "
-                        + "\"arguments\": {\"city\": \"Paris\"}}\n</tool_call>"), tokenizer, hermes, 512, false),
+                        + "\"arguments\": {\"city\": \"Paris\"}}\n</tool_call>"), tokenizer, hermes, ContextLength.fixed(512), false),
                 "llama", new ModelEndpoint(new ScriptedService("<|python_tag|>{\"name\": \"get_weather\", \"parameters\": "
-                        + "{\"city\": \"Oslo\"}}"), tokenizer, hermes, 512, false),
+                        + "{\"city\": \"Oslo\"}}"), tokenizer, hermes, ContextLength.fixed(512), false),
                 "plain", new ModelEndpoint(new ScriptedService("Grüße, wörld! END here"), tokenizer, worker.endpoint.template(),
-                        512, false)));
+                        ContextLength.fixed(512), false)));
         http = Http.to(server);
     }
 

@@ -9,6 +9,7 @@ import io.squall.functions.engine.tokenizer.Tokenizers;
 import io.squall.functions.worker.kv.KvConfig;
 import io.squall.functions.worker.kv.KvEventSink;
 import io.squall.functions.worker.local.SchedulerGenerateService;
+import io.squall.gateway.ContextLength;
 import io.squall.gateway.GatewayConfig;
 import io.squall.gateway.GatewayServer;
 import io.squall.gateway.ModelEndpoint;
@@ -40,10 +41,12 @@ final class EmbeddedStack implements AutoCloseable {
         model = Model.load(file);
         kernels = Kernels.best();
         int context = model.config().contextLength();
-        kv = KvConfig.inMemory(KV_BLOCKS).open(model.config().kvLayout(16), new WorkerId(1), KvEventSink.DISCARD, KvStats.NONE);
+        KvConfig kvConfig = KvConfig.inMemory(KV_BLOCKS);
+        kv = kvConfig.open(model.config().kvLayout(kvConfig.blockSize()), new WorkerId(1), KvEventSink.DISCARD, KvStats.NONE);
         scheduler = new BatchScheduler(new Transformer(model.config(), model.weights(), kernels, context),
                 BatchConfig.defaults(), Tokenizers.fromGguf(model.metadata())::isEndOfGeneration, kv);
-        endpoint = ModelEndpoint.fromGguf(model.metadata(), new SchedulerGenerateService(scheduler));
+        endpoint = ModelEndpoint.fromGguf(model.metadata(), new SchedulerGenerateService(scheduler),
+                ContextLength.fixed(scheduler.maxSequenceTokens()));
         gateway = withGateway ? GatewayServer.start(GatewayConfig.loopback().withListen(
                 new GatewayConfig.Listen("127.0.0.1", 0, -1, -1)), Map.of(name, endpoint)) : null;
     }

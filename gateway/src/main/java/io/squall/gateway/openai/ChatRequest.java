@@ -1,6 +1,7 @@
 package io.squall.gateway.openai;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.squall.functions.api.GenerateRequest;
 import io.squall.functions.engine.chat.ChatMessage;
 
 import java.util.ArrayList;
@@ -35,7 +36,7 @@ public record ChatRequest(GenerationParams params, List<ChatMessage> messages, L
         }
         int topLogprobs = -1;
         if (Fields.bool(body, "logprobs", false)) {
-            Integer top = Fields.integer(body, "top_logprobs", 0, GenerationParams.MAX_TOP_LOGPROBS);
+            Integer top = Fields.integer(body, "top_logprobs", 0, GenerateRequest.MAX_TOP_LOGPROBS);
             topLogprobs = top == null ? 0 : top;
         } else if (Fields.given(body, "top_logprobs")) {
             throw ApiException.invalid("top_logprobs", "'top_logprobs' requires 'logprobs' to be true");

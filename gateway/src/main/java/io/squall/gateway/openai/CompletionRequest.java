@@ -2,6 +2,7 @@ package io.squall.gateway.openai;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
+import io.squall.functions.api.GenerateRequest;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -41,7 +42,7 @@ public record CompletionRequest(GenerationParams params, List<Prompt> prompts, b
         if (!body.isObject()) {
             throw ApiException.invalid(null, "the request body must be a JSON object");
         }
-        Integer logprobs = Fields.integer(body, "logprobs", 0, GenerationParams.MAX_TOP_LOGPROBS);
+        Integer logprobs = Fields.integer(body, "logprobs", 0, GenerateRequest.MAX_TOP_LOGPROBS);
         GenerationParams params = GenerationParams.read(body, List.of("max_tokens"), logprobs == null ? -1 : logprobs);
         if (params.maxTokens() == null && !Fields.given(body, "max_tokens")) {
             // OpenAI's completions default: 16 tokens.

@@ -27,8 +27,6 @@ public record GenerationParams(String model, Integer maxTokens, int n, List<Stri
     public static final int MAX_N = 16;
     /** Most stop strings one request may give. */
     public static final int MAX_STOP = 16;
-    /** Most alternatives per token one request may ask for. */
-    public static final int MAX_TOP_LOGPROBS = 20;
 
     public GenerationParams {
         stop = List.copyOf(stop);
@@ -41,9 +39,6 @@ public record GenerationParams(String model, Integer maxTokens, int n, List<Stri
      *                        ({@code max_completion_tokens}, {@code max_tokens} for chat)
      * @param topLogprobs     the endpoint's already-parsed logprobs setting, or -1
      */
-    /** Most tokens one {@code logit_bias} may name (OpenAI's limit). */
-    public static final int MAX_LOGIT_BIAS = 300;
-
     static GenerationParams read(JsonNode request, List<String> maxTokensFields, int topLogprobs) {
         String model = Fields.requiredString(request, "model");
         Integer maxTokens = null;
@@ -62,8 +57,8 @@ public record GenerationParams(String model, Integer maxTokens, int n, List<Stri
         Integer topK = Fields.integer(request, "top_k", -1, Integer.MAX_VALUE);
         Double minP = Fields.number(request, "min_p", 0, 1);
         Double repetition = Fields.number(request, "repetition_penalty", Double.MIN_VALUE, 10);
-        Double presence = Fields.number(request, "presence_penalty", -2, 2);
-        Double frequency = Fields.number(request, "frequency_penalty", -2, 2);
+        Double presence = Fields.number(request, "presence_penalty", -SamplingOptions.MAX_PENALTY, SamplingOptions.MAX_PENALTY);
+        Double frequency = Fields.number(request, "frequency_penalty", -SamplingOptions.MAX_PENALTY, SamplingOptions.MAX_PENALTY);
         Long seed = Fields.longValue(request, "seed");
         Map<Integer, Double> logitBias = logitBias(Fields.object(request, "logit_bias"));
         Fields.string(request, "user");
@@ -108,14 +103,15 @@ public record GenerationParams(String model, Integer maxTokens, int n, List<Stri
 
     /**
      * OpenAI's {@code logit_bias}: an object mapping token ids (as strings) to biases in [-100, 100], at most
-     * {@value #MAX_LOGIT_BIAS} entries. Ids beyond the model's vocabulary are checked where the model is known.
+     * {@value SamplingOptions#MAX_LOGIT_BIAS_TOKENS} entries. Ids beyond the model's vocabulary are checked where the model is known.
      */
     private static Map<Integer, Double> logitBias(JsonNode object) {
         if (object == null || object.isEmpty()) {
             return Map.of();
         }
-        if (object.size() > MAX_LOGIT_BIAS) {
-            throw ApiException.invalid("logit_bias", "'logit_bias' may hold at most " + MAX_LOGIT_BIAS + " tokens");
+        if (object.size() > SamplingOptions.MAX_LOGIT_BIAS_TOKENS) {
+            throw ApiException.invalid("logit_bias", "'logit_bias' may hold at most " + SamplingOptions.MAX_LOGIT_BIAS_TOKENS
+                    + " tokens");
         }
         Map<Integer, Double> bias = new HashMap<>();
         for (var entry : object.properties()) {
@@ -129,8 +125,9 @@ public record GenerationParams(String model, Integer maxTokens, int n, List<Stri
                 throw ApiException.invalid("logit_bias", "'logit_bias' keys must be token ids, got '" + entry.getKey() + "'");
             }
             JsonNode value = entry.getValue();
-            if (!value.isNumber() || !(Math.abs(value.doubleValue()) <= 100)) {
-                throw ApiException.invalid("logit_bias", "'logit_bias' values must be numbers between -100 and 100");
+            if (!value.isNumber() || !(Math.abs(value.doubleValue()) <= SamplingOptions.MAX_LOGIT_BIAS)) {
+                throw ApiException.invalid("logit_bias", "'logit_bias' values must be numbers between -"
+                        + (int) SamplingOptions.MAX_LOGIT_BIAS + " and " + (int) SamplingOptions.MAX_LOGIT_BIAS);
             }
             bias.put(token, value.doubleValue());
         }

@@ -11,6 +11,7 @@ import io.squall.gateway.openai.ApiException;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.OptionalInt;
 
 /**
  * Turns a request's conversation or prompt into the token ids a worker continues, and checks them
@@ -93,15 +94,23 @@ public final class Preprocessor {
     }
 
     /**
-     * The token budget of one sequence: {@code maxTokens}, or what is left of the context when null.
+     * The token budget of one sequence: {@code maxTokens}, or what is left of the context when null. The one
+     * check of a prompt's length on the request path: the context is what the model's workers advertise, so a
+     * request that passes fits whichever worker serves it, over HTTP and RSocket alike.
      *
-     * @throws ApiException (400, code {@code context_length_exceeded}) if the prompt and budget do not fit
+     * @throws ApiException (400, code {@code context_length_exceeded}) if the prompt and budget do not fit;
+     *                      (503) if no worker serves the model now
      */
     public int budget(int promptTokens, Integer maxTokens) {
-        int context = model.contextLength();
         if (promptTokens == 0) {
             throw ApiException.invalid("prompt", "the prompt is empty after tokenization");
         }
+        OptionalInt advertised = model.context().tokens();
+        if (advertised.isEmpty()) {
+            throw new ApiException(ApiError.UNAVAILABLE, "no worker serves this model right now; retry once one has "
+                    + "joined", null, "model_not_ready");
+        }
+        int context = advertised.getAsInt();
         if (promptTokens >= context) {
             throw new ApiException(ApiError.INVALID_REQUEST, "This model's maximum context length is " + context
                     + " tokens. However, your prompt has " + promptTokens + " tokens, leaving no room to generate.",

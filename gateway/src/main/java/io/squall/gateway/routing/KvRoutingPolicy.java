@@ -2,6 +2,7 @@ package io.squall.gateway.routing;
 
 import io.squall.functions.api.GenerateRequest;
 import io.squall.functions.discovery.InstanceId;
+import io.squall.functions.discovery.ServedModel;
 import io.squall.functions.discovery.WorkerInstance;
 import io.squall.kvgrid.BlockHash;
 import io.squall.kvgrid.KvEvent;
@@ -48,28 +49,36 @@ public final class KvRoutingPolicy implements RoutingPolicy {
     private static final Logger LOG = LoggerFactory.getLogger(KvRoutingPolicy.class);
 
     /**
-     * @param blockSize       tokens per KV block, as the workers hash them
+     * The router's weights. Block size and hash salt are not among them: each worker advertises its own in
+     * discovery ({@link ServedModel}), and prompts are hashed as the candidate workers hash their blocks.
+     *
      * @param overlapWeight   weight of prefill work against decode load
      * @param lowerTierWeight how much a block in G2/G3 saves compared to one in G1 (0 to 1)
      * @param temperature     0 picks the lowest cost; above 0 samples from a softmax of the negated costs
      */
-    public record Config(int blockSize, double overlapWeight, double lowerTierWeight, double temperature) {
+    public record Config(double overlapWeight, double lowerTierWeight, double temperature) {
         public Config {
-            if (blockSize < 1 || overlapWeight < 0 || lowerTierWeight < 0 || lowerTierWeight > 1 || temperature < 0) {
-                throw new IllegalArgumentException("router config out of range: blockSize=" + blockSize
-                        + " overlapWeight=" + overlapWeight + " lowerTierWeight=" + lowerTierWeight
-                        + " temperature=" + temperature);
+            if (overlapWeight < 0 || lowerTierWeight < 0 || lowerTierWeight > 1 || temperature < 0) {
+                throw new IllegalArgumentException("router config out of range: overlapWeight=" + overlapWeight
+                        + " lowerTierWeight=" + lowerTierWeight + " temperature=" + temperature);
             }
         }
 
-        /** Blocks of 16 tokens, overlap weight 1 (Dynamo's default), lower tiers at half, no sampling. */
+        /** Overlap weight 1 (Dynamo's default), lower tiers at half, no sampling. */
         public static Config defaults() {
-            return new Config(BlockHasher.DEFAULT_BLOCK_SIZE, 1.0, 0.5, 0.0);
+            return new Config(1.0, 0.5, 0.0);
+        }
+    }
+
+    /** What names a worker's blocks: equal keys hash equal prompts to equal block hashes. */
+    private record Hashing(int blockSize, String salt) {
+        static Hashing of(ServedModel model) {
+            return new Hashing(model.blockSize(), model.hashSalt());
         }
     }
 
     private final Config config;
-    private final BlockHasher hasher;
+    private final Map<Hashing, BlockHasher> hashers = new ConcurrentHashMap<>();
     private final BlockDirectory directory;
     private final KvIndexer indexer;
     private final AutoCloseable subscription;
@@ -84,7 +93,6 @@ public final class KvRoutingPolicy implements RoutingPolicy {
     public KvRoutingPolicy(KvEventTopic events, BlockDirectory directory, Config config) {
         this.config = Objects.requireNonNull(config, "config");
         this.directory = Objects.requireNonNull(directory, "directory");
-        this.hasher = BlockHasher.of(config.blockSize());
         this.indexer = new KvIndexer(new FlatRadixIndex(), KvIndexer.Config.DEFAULT, this::onGap);
         this.subscription = events.subscribe(this::onEvents);
     }
@@ -122,16 +130,22 @@ public final class KvRoutingPolicy implements RoutingPolicy {
         }
     }
 
+    /**
+     * Scores the prompt hashed as the first candidate hashes its blocks. The candidates serve one model and so
+     * share block size and salt; should one differ (say, mid-way through a rolling change of block size), none of
+     * its blocks match these hashes and it is scored on its load alone.
+     */
     @Override
     public Mono<RouteDecision> choose(GenerateRequest request, List<WorkerInstance> workers, InFlight load) {
-        return lookup(request.tokens()).map(scores -> pick(workers, load, scores));
+        return lookup(workers.getFirst().model(), request.tokens()).map(scores -> pick(workers, load, scores));
     }
 
     /**
-     * How many leading blocks of {@code tokens} each worker holds, per tier, as far as this router knows; when
-     * the index is too busy to answer, nobody is credited with any.
+     * How many leading blocks of {@code tokens}, hashed as workers of {@code model} hash them, each worker holds,
+     * per tier, as far as this router knows; when the index is too busy to answer, nobody is credited with any.
      */
-    public Mono<OverlapScores> lookup(int[] tokens) {
+    public Mono<OverlapScores> lookup(ServedModel model, int[] tokens) {
+        BlockHasher hasher = hashers.computeIfAbsent(Hashing.of(model), h -> BlockHasher.salted(h.blockSize(), h.salt()));
         BlockHash[] prompt = hasher.hash(tokens).hashes();
         if (prompt.length == 0) {
             return Mono.just(OverlapScores.none(0));

@@ -11,10 +11,10 @@ import io.squall.functions.discovery.DiscoveryEvent;
 import io.squall.functions.discovery.InstanceId;
 import io.squall.functions.discovery.WorkerInstance;
 import io.squall.functions.discovery.WorkerRole;
+import io.squall.gateway.ContextLength;
 import io.squall.functions.api.rsocket.RSocketGenerateClient;
 import io.squall.functions.api.auth.ClusterSecret;
 import io.squall.functions.api.rsocket.StageConnections;
-import io.squall.kvgrid.hash.BlockHasher;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
@@ -29,17 +29,22 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
 
 /**
- * The gateway's route to its workers: each request goes to the discovered worker that serves
- * {@code generate} (aggregated or decode, never prefill) which the {@link RoutingPolicy} picks, over one
- * shared RSocket-over-TCP connection per worker, opened on first use and closed when the worker has left
+ * The gateway's route to the workers of one model: each request goes to the discovered worker of that model
+ * that serves {@code generate} (aggregated or decode, never prefill) which the {@link RoutingPolicy} picks, over
+ * one shared RSocket-over-TCP connection per worker, opened on first use and closed when the worker has left
  * discovery and the streams on it have ended (a draining worker finishes them). No worker is a {@code NOT_FOUND}
  * error.
+ *
+ * <p>As a {@link ContextLength} it reports the smallest context those workers advertise, so a prompt the
+ * gateway admits fits whichever of them the policy picks.
  *
  * <p><b>Migration</b> (DESIGN §7): when the connection to a worker is lost mid-stream, or a draining worker ends
  * a stream it could not finish in its grace period ({@code UNAVAILABLE} either way), the
@@ -52,30 +57,32 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Demand and cancellation pass through {@link RSocketGenerateClient} unchanged; nothing is buffered
  * here. Thread-safe.
  */
-public final class RoutedGenerateService implements GenerateService, AutoCloseable {
+public final class RoutedGenerateService implements GenerateService, ContextLength, AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(RoutedGenerateService.class);
     private static final Comparator<WorkerInstance> BY_ID = Comparator.comparing(w -> w.id().toString());
     static final int MAX_MIGRATIONS = 3;
 
     private final Discovery discovery;
+    private final String model;
     private final RoutingPolicy policy;
     private final InFlight inFlight = new InFlight();
     private final Map<InstanceId, Link> connections = new ConcurrentHashMap<>();
     private final Disposable watch;
     private final ClusterSecret secret;
 
-    /** Routes by {@code policy}, which this service closes with itself, to workers of an open cluster. */
-    public RoutedGenerateService(Discovery discovery, RoutingPolicy policy) {
-        this(discovery, policy, ClusterSecret.open());
+    /** Routes requests for {@code model} to its workers by {@code policy}, which this service closes with itself, in an open cluster. */
+    public RoutedGenerateService(Discovery discovery, String model, RoutingPolicy policy) {
+        this(discovery, model, policy, ClusterSecret.open());
     }
 
     /**
-     * Routes by {@code policy}, which this service closes with itself, proving {@code secret} in the SETUP frame
-     * of each connection to a worker.
+     * Routes requests for {@code model} to its workers by {@code policy}, which this service closes with itself,
+     * proving {@code secret} in the SETUP frame of each connection to a worker.
      */
-    public RoutedGenerateService(Discovery discovery, RoutingPolicy policy, ClusterSecret secret) {
+    public RoutedGenerateService(Discovery discovery, String model, RoutingPolicy policy, ClusterSecret secret) {
         this.discovery = Objects.requireNonNull(discovery, "discovery");
+        this.model = Objects.requireNonNull(model, "model");
         this.policy = Objects.requireNonNull(policy, "policy");
         this.secret = Objects.requireNonNull(secret, "secret");
         this.watch = discovery.watch()
@@ -136,6 +143,18 @@ public final class RoutedGenerateService implements GenerateService, AutoCloseab
         }
     }
 
+    /** The workers of this model that serve {@code generate}, in id order. */
+    private Stream<WorkerInstance> generators() {
+        return discovery.instances().stream()
+                .filter(w -> w.role() != WorkerRole.PREFILL && w.model().name().equals(model))
+                .sorted(BY_ID);
+    }
+
+    @Override
+    public OptionalInt tokens() {
+        return generators().mapToInt(w -> w.model().contextLength()).min();
+    }
+
     @Override
     public Flux<TokenChunk> generate(GenerateRequest request) {
         return Flux.deferContextual(context -> attempt(request, new Progress(request, RouteNote.in(context)), Set.of()));
@@ -188,12 +207,9 @@ public final class RoutedGenerateService implements GenerateService, AutoCloseab
     }
 
     private Flux<TokenChunk> attempt(GenerateRequest request, Progress progress, Set<InstanceId> lost) {
-        List<WorkerInstance> workers = discovery.instances().stream()
-                .filter(w -> w.role() != WorkerRole.PREFILL && !lost.contains(w.id()))
-                .sorted(BY_ID)
-                .toList();
+        List<WorkerInstance> workers = generators().filter(w -> !lost.contains(w.id())).toList();
         if (workers.isEmpty()) {
-            return Flux.error(new StageException(ErrorCode.NOT_FOUND, "no worker serves generate"));
+            return Flux.error(new StageException(ErrorCode.NOT_FOUND, "no worker serves model '" + model + "'"));
         }
         return policy.choose(request, workers, inFlight).flatMapMany(decision -> {
             progress.routed(decision);
@@ -222,8 +238,8 @@ public final class RoutedGenerateService implements GenerateService, AutoCloseab
     }
 
     private Flux<TokenChunk> send(WorkerInstance worker, GenerateRequest request) {
-        // the prompt's blocks and the first output block: what the sequence holds once admitted
-        long blocks = request.tokens().length / BlockHasher.DEFAULT_BLOCK_SIZE + 1;
+        // what the sequence holds once admitted: the prompt and its first output token, in the worker's blocks
+        long blocks = worker.model().blocksFor(request.tokens().length + 1);
         inFlight.started(worker.id(), blocks);
         Link link = connection(worker);
         link.opened();

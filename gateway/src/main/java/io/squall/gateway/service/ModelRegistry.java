@@ -12,6 +12,7 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.OptionalInt;
 
 /** The models a gateway serves, by name, each with its preprocessor. Immutable and thread-safe. */
 public final class ModelRegistry {
@@ -66,7 +67,10 @@ public final class ModelRegistry {
             model.put("description", random ? "RANDOM WEIGHTS: a demo model that produces meaningless text"
                     : "served by Squall");
             model.put("random_weights", random);
-            model.put("max_model_len", served.endpoint().contextLength());
+            OptionalInt context = served.endpoint().context().tokens();
+            if (context.isPresent()) { // absent while no worker serves the model
+                model.put("max_model_len", context.getAsInt());
+            }
         }
         return Json.write(root);
     }

@@ -10,10 +10,14 @@ import java.util.Objects;
  * @param sampling sampling settings
  * @param maxTokens most tokens to generate, at least 1
  * @param ignoreEos keep generating past end-of-generation tokens
- * @param topLogprobs alternatives to report with each token's log-probability (0–20), or -1 for no logprobs
+ * @param topLogprobs alternatives to report with each token's log-probability (0 to {@value #MAX_TOP_LOGPROBS}),
+ *     or -1 for no logprobs
  */
 public record GenerateRequest(String requestId, int[] tokens, SamplingOptions sampling, int maxTokens,
                               boolean ignoreEos, int topLogprobs) {
+
+    /** Most alternatives per token one request may ask for: the one limit the gateway, the wire and the engine share. */
+    public static final int MAX_TOP_LOGPROBS = 20;
 
     public GenerateRequest {
         Objects.requireNonNull(requestId, "requestId");

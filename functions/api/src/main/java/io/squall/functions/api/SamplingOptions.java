@@ -19,6 +19,13 @@ public record SamplingOptions(double temperature, int topK, double topP, double 
                               double presencePenalty, double frequencyPenalty, Long seed,
                               Map<Integer, Double> logitBias) {
 
+    /** Most tokens one logit bias may name (OpenAI's limit): the one limit the gateway and the wire share. */
+    public static final int MAX_LOGIT_BIAS_TOKENS = 300;
+    /** Largest magnitude of one logit bias (OpenAI's range is -100 to 100): shared by the gateway and the sampler. */
+    public static final double MAX_LOGIT_BIAS = 100.0;
+    /** Largest magnitude of the presence and frequency penalties (OpenAI's): shared by the gateway and the sampler. */
+    public static final double MAX_PENALTY = 2.0;
+
     public SamplingOptions {
         logitBias = Map.copyOf(logitBias);
     }

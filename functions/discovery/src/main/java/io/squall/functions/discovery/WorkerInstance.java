@@ -8,14 +8,14 @@ import java.util.Objects;
  *
  * @param id its instance id
  * @param role its role in the graph
- * @param model the name of the model it serves
+ * @param model the model it serves, with the limits gateways and routers take from it
  * @param host the address its servers bind, reachable by the cluster
  * @param rsocketPort RSocket over TCP
  * @param httpPort health, metrics and RSocket over WebSocket at {@code /rsocket}
  * @param capacity sequences it runs at once
  * @param load its latest load report
  */
-public record WorkerInstance(InstanceId id, WorkerRole role, String model, String host, int rsocketPort, int httpPort,
+public record WorkerInstance(InstanceId id, WorkerRole role, ServedModel model, String host, int rsocketPort, int httpPort,
                              int capacity, LoadReport load) {
 
     public WorkerInstance {

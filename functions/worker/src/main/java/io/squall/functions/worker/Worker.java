@@ -17,6 +17,7 @@ import io.squall.functions.discovery.Discovery;
 import io.squall.functions.discovery.InstanceId;
 import io.squall.functions.discovery.LoadReport;
 import io.squall.functions.discovery.Registration;
+import io.squall.functions.discovery.ServedModel;
 import io.squall.functions.discovery.WorkerInstance;
 import io.squall.functions.engine.batch.BatchScheduler;
 import io.squall.functions.engine.batch.KvPool;
@@ -26,6 +27,7 @@ import io.squall.functions.worker.kv.LowerTierFetchService;
 import io.squall.functions.worker.kv.RemoteBlockStore;
 import io.squall.functions.worker.rsocket.RSocketKvPeers;
 import io.squall.functions.worker.rsocket.RejectedConnections;
+import io.squall.kvgrid.hash.BlockHasher;
 import io.squall.kvgrid.metrics.prometheus.PrometheusKvStats;
 import io.squall.functions.engine.batch.BatchStats;
 import io.squall.functions.engine.model.ForwardPass;
@@ -150,11 +152,16 @@ public final class Worker implements AutoCloseable {
             Engine opened = models.open();
             Tokenizer tokenizer = Tokenizers.fromGguf(opened.metadata());
             ForwardPass forwardPass = opened.forwardPass(config.maxPositions());
-            KvPool pool = config.kv().open(forwardPass.kvLayout(config.kv().blockSize()), id.workerId(), sharing.events(),
+            String modelName = config.servedModelName() != null ? config.servedModelName() : opened.modelName();
+            String salt = ServedModel.saltOf(modelName);
+            KvPool pool = config.kv().open(forwardPass.kvLayout(config.kv().blockSize()),
+                    BlockHasher.salted(config.kv().blockSize(), salt), id.workerId(), sharing.events(),
                     new PrometheusKvStats(registry), sharing.directory() == null ? null : blockBytes -> new RemoteBlockStore(
                             sharing.directory()::locations, id.workerId(), peers, blockBytes, KV_FETCH_TIMEOUT));
             BatchScheduler started = new BatchScheduler(forwardPass, config.batch(), tokenizer::isEndOfGeneration, pool);
-            WorkerInstance instance = new WorkerInstance(id, config.role(), opened.modelName(), config.advertisedHost(),
+            // What gateways and routers take from this worker: derived from what runs, not read from the model file.
+            ServedModel served = new ServedModel(modelName, started.maxSequenceTokens(), config.kv().blockSize(), salt);
+            WorkerInstance instance = new WorkerInstance(id, config.role(), served, config.advertisedHost(),
                     rsocketPort(), httpPort(), config.batch().maxRunningSequences(), LoadReport.idle(config.kv().blocks()));
             synchronized (lock) {
                 if (closed) {

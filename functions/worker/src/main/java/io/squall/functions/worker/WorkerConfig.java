@@ -32,10 +32,12 @@ import java.util.Optional;
  * @param disaggregation when a decode worker hands prompts to prefill workers (ignored by other roles)
  * @param clusterSecret what peers must prove in their RSocket SETUP, and what this worker proves to other workers;
  *                      {@link ClusterSecret#open()} accepts every peer
+ * @param servedModelName the model id this worker advertises and clients send, or {@code null} for the
+ *     engine's own {@link Engine#modelName()}
  */
 public record WorkerConfig(WorkerRole role, String host, int httpPort, int rsocketPort, String namespace,
                            BatchConfig batch, KvConfig kv, int maxPositions, DisaggregationConfig disaggregation,
-                           ClusterSecret clusterSecret) {
+                           ClusterSecret clusterSecret, String servedModelName) {
 
     public WorkerConfig {
         Objects.requireNonNull(role, "role");
@@ -54,11 +56,11 @@ public record WorkerConfig(WorkerRole role, String host, int httpPort, int rsock
 
     /**
      * A worker on loopback with free ports, the given batching and G1 pages, 4,096 positions, the default
-     * disaggregation settings and no cluster secret.
+     * disaggregation settings, no cluster secret and the engine's model name.
      */
     public static WorkerConfig loopback(WorkerRole role, BatchConfig batch, KvConfig kv) {
         return new WorkerConfig(role, "127.0.0.1", 0, 0, "squall", batch, kv, 4096, DisaggregationConfig.defaults(),
-                ClusterSecret.open());
+                ClusterSecret.open(), null);
     }
 
     /**
@@ -95,13 +97,31 @@ public record WorkerConfig(WorkerRole role, String host, int httpPort, int rsock
     /** This configuration with other disaggregation settings. */
     public WorkerConfig withDisaggregation(DisaggregationConfig settings) {
         return new WorkerConfig(role, host, httpPort, rsocketPort, namespace, batch, kv, maxPositions, settings,
-                clusterSecret);
+                clusterSecret, servedModelName);
     }
 
     /** This configuration with another cluster secret. */
     public WorkerConfig withClusterSecret(ClusterSecret secret) {
         return new WorkerConfig(role, host, httpPort, rsocketPort, namespace, batch, kv, maxPositions, disaggregation,
-                secret);
+                secret, servedModelName);
+    }
+
+    /** This configuration advertising the model as {@code name}. */
+    public WorkerConfig withServedModelName(String name) {
+        return new WorkerConfig(role, host, httpPort, rsocketPort, namespace, batch, kv, maxPositions, disaggregation,
+                clusterSecret, Objects.requireNonNull(name, "name"));
+    }
+
+    /** This configuration with other KV tiers. */
+    public WorkerConfig withKv(KvConfig tiers) {
+        return new WorkerConfig(role, host, httpPort, rsocketPort, namespace, batch, Objects.requireNonNull(tiers, "tiers"),
+                maxPositions, disaggregation, clusterSecret, servedModelName);
+    }
+
+    /** This configuration running sequences of at most {@code positions} tokens. */
+    public WorkerConfig withMaxPositions(int positions) {
+        return new WorkerConfig(role, host, httpPort, rsocketPort, namespace, batch, kv, positions, disaggregation,
+                clusterSecret, servedModelName);
     }
 
     private static void port(String name, int port) {

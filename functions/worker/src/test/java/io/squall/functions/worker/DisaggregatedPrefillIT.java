@@ -16,6 +16,7 @@ import io.squall.functions.api.codec.WireFormat;
 import io.squall.functions.discovery.InstanceId;
 import io.squall.functions.discovery.LoadReport;
 import io.squall.functions.discovery.Registration;
+import io.squall.functions.discovery.ServedModel;
 import io.squall.functions.discovery.WorkerInstance;
 import io.squall.functions.discovery.WorkerRole;
 import io.squall.functions.discovery.hazelcast.DiscoveryConfig;
@@ -317,7 +318,7 @@ class DisaggregatedPrefillIT {
                     }))
                     .bind(TcpServerTransport.create("127.0.0.1", 0))
                     .block(TIMEOUT);
-            String model = decodeWorker.ready().get().model();
+            ServedModel model = decodeWorker.ready().get().model();
             InstanceId id = new InstanceId("squall", "worker", "generate", random.nextLong() >>> 1);
             WorkerInstance instance = new WorkerInstance(id, WorkerRole.PREFILL, model, "127.0.0.1",
                     server.address().getPort(), 1, 1, LoadReport.idle(1));

@@ -17,6 +17,7 @@ import io.squall.functions.api.codec.WireFormat;
 import io.squall.functions.discovery.InstanceId;
 import io.squall.functions.discovery.LoadReport;
 import io.squall.functions.discovery.Registration;
+import io.squall.functions.discovery.ServedModel;
 import io.squall.functions.discovery.WorkerInstance;
 import io.squall.functions.discovery.WorkerRole;
 import io.squall.functions.discovery.hazelcast.DiscoveryConfig;
@@ -184,7 +185,7 @@ class KvFetchIT {
                     .bind(TcpServerTransport.create("127.0.0.1", 0))
                     .block(TIMEOUT);
             InstanceId id = new InstanceId("squall", "worker", "generate", random.nextLong() >>> 1);
-            WorkerInstance instance = new WorkerInstance(id, WorkerRole.AGGREGATED, "fake", "127.0.0.1",
+            WorkerInstance instance = new WorkerInstance(id, WorkerRole.AGGREGATED, ServedModel.of("fake", 512, BLOCK), "127.0.0.1",
                     server.address().getPort(), 1, 1, LoadReport.idle(1));
             Registration registration = discovery.discovery().register(instance, () -> LoadReport.idle(1));
             awaitTrue(() -> discovery.discovery().instances().stream().anyMatch(i -> i.id().equals(id)));

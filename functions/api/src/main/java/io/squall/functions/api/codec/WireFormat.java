@@ -40,10 +40,6 @@ public final class WireFormat {
     public static final int MAX_TOKENS = 1 << 20;
     /** Most UTF-8 bytes in an identifier. */
     public static final int MAX_ID_BYTES = 512;
-    /** Most alternatives per token in logprobs. */
-    public static final int MAX_TOP_LOGPROBS = 20;
-    /** Most entries in a logit bias (OpenAI accepts up to 300). */
-    public static final int MAX_LOGIT_BIAS = 1024;
 
     /** Most bytes in one KV block payload. */
     public static final int MAX_BLOCK_BYTES = 64 << 20;
@@ -74,7 +70,7 @@ public final class WireFormat {
         if (!in.hasMore()) {
             return s;
         }
-        int n = in.count(MAX_LOGIT_BIAS, 5);
+        int n = in.count(SamplingOptions.MAX_LOGIT_BIAS_TOKENS, 5);
         Map<Integer, Double> bias = new HashMap<>();
         for (int i = 0; i < n; i++) {
             bias.put(in.varint(), (double) in.f32());
@@ -145,7 +141,7 @@ public final class WireFormat {
         for (int i = 0; i < n; i++) {
             int token = in.varint();
             float logprob = in.f32();
-            int k = in.count(MAX_TOP_LOGPROBS, 5);
+            int k = in.count(GenerateRequest.MAX_TOP_LOGPROBS, 5);
             int[] ids = new int[k];
             float[] values = new float[k];
             for (int j = 0; j < k; j++) {

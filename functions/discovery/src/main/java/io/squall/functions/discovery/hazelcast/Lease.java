@@ -6,6 +6,7 @@ import io.squall.functions.api.codec.WireReader;
 import io.squall.functions.api.codec.WireWriter;
 import io.squall.functions.discovery.InstanceId;
 import io.squall.functions.discovery.LoadReport;
+import io.squall.functions.discovery.ServedModel;
 import io.squall.functions.discovery.WorkerInstance;
 import io.squall.functions.discovery.WorkerRole;
 
@@ -24,10 +25,11 @@ record Lease(UUID member, WorkerInstance instance) {
         LoadReport l = i.load();
         return new WireWriter(96).header(MessageType.WORKER_INSTANCE)
                 .i64(member.getMostSignificantBits()).i64(member.getLeastSignificantBits())
-                .string(i.id().toString()).u8(i.role().ordinal()).string(i.model()).string(i.host())
+                .string(i.id().toString()).u8(i.role().ordinal()).string(i.model().name()).string(i.host())
                 .varint(i.rsocketPort()).varint(i.httpPort()).varint(i.capacity())
                 .varint(l.activeSequences()).varint(l.queuedSequences()).varint(l.freeKvBlocks())
                 .varint(l.totalKvBlocks()).varint(l.batchedTokens())
+                .varint(i.model().contextLength()).varint(i.model().blockSize()).string(i.model().hashSalt())
                 .toByteArray();
     }
 
@@ -44,9 +46,19 @@ record Lease(UUID member, WorkerInstance instance) {
         if (role >= WorkerRole.values().length) {
             throw WireReader.malformed("unknown role " + role);
         }
-        WorkerInstance instance = new WorkerInstance(id, WorkerRole.values()[role], in.string(WireFormat.MAX_ID_BYTES),
-                in.string(WireFormat.MAX_ID_BYTES), in.varint(), in.varint(), in.varint(),
-                new LoadReport(in.varint(), in.varint(), in.varint(), in.varint(), in.varint()));
-        return new Lease(member, instance);
+        String model = in.string(WireFormat.MAX_ID_BYTES);
+        String host = in.string(WireFormat.MAX_ID_BYTES);
+        int rsocketPort = in.varint();
+        int httpPort = in.varint();
+        int capacity = in.varint();
+        LoadReport load = new LoadReport(in.varint(), in.varint(), in.varint(), in.varint(), in.varint());
+        ServedModel served;
+        try {
+            served = new ServedModel(model, in.varint(), in.varint(), in.string(WireFormat.MAX_ID_BYTES));
+        } catch (IllegalArgumentException e) {
+            throw WireReader.malformed(e.getMessage());
+        }
+        return new Lease(member, new WorkerInstance(id, WorkerRole.values()[role], served, host, rsocketPort, httpPort,
+                capacity, load));
     }
 }

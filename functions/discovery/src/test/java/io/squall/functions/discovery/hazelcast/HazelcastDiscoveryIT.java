@@ -6,6 +6,7 @@ import io.squall.functions.discovery.DiscoveryEvent;
 import io.squall.functions.discovery.InstanceId;
 import io.squall.functions.discovery.LoadReport;
 import io.squall.functions.discovery.Registration;
+import io.squall.functions.discovery.ServedModel;
 import io.squall.functions.discovery.WorkerInstance;
 import io.squall.functions.discovery.WorkerRole;
 import io.squall.kvgrid.grid.GridConfig;
@@ -61,7 +62,7 @@ class HazelcastDiscoveryIT {
     }
 
     private static WorkerInstance instance(long n) {
-        return new WorkerInstance(new InstanceId("it", "worker", "generate", n), WorkerRole.AGGREGATED, "m",
+        return new WorkerInstance(new InstanceId("it", "worker", "generate", n), WorkerRole.AGGREGATED, ServedModel.of("m", 4096, 16),
                 "127.0.0.1", 7000, 8000, 8, LoadReport.idle(100));
     }
 

@@ -104,10 +104,18 @@ public final class BatchScheduler implements AutoCloseable {
     }
 
     /**
+     * The longest sequence this scheduler can ever run, in tokens (prompt plus generated): the smaller of the
+     * forward pass's positions and what the whole KV pool holds. What a worker advertises as its context length.
+     */
+    public int maxSequenceTokens() {
+        return (int) Math.min(forwardPass.maxPositions(), (long) kv.pool().capacity() * kv.pool().layout().blockSize());
+    }
+
+    /**
      * Queues a sequence. Nothing is generated until its {@link Generation} receives demand.
      *
      * @return {@link Admission.Queued}, or {@link Admission.Rejected} when the request can never fit
-     *         (prompt beyond the context or the KV pool, token ids outside the vocabulary) or the queue is full
+     *         (prompt beyond {@link #maxSequenceTokens()}, token ids outside the vocabulary) or the queue is full
      */
     public Admission submit(GenerationRequest request, TokenSink sink) {
         return submit(request, sink, RemotePrefill.NONE);
@@ -120,14 +128,10 @@ public final class BatchScheduler implements AutoCloseable {
     public Admission submit(GenerationRequest request, TokenSink sink, RemotePrefill remote) {
         Objects.requireNonNull(remote, "remote");
         int promptLength = request.promptLength();
-        int context = forwardPass.maxPositions();
+        int context = maxSequenceTokens();
         if (promptLength >= context) {
-            return new Admission.Rejected("the prompt has " + promptLength + " tokens; the context holds " + context
-                    + " including at least one generated token", false);
-        }
-        if (blocksFor(promptLength + 1) > kv.pool().capacity()) {
-            return new Admission.Rejected("the prompt needs " + blocksFor(promptLength + 1)
-                    + " KV blocks; the worker has " + kv.pool().capacity(), false);
+            return new Admission.Rejected("the prompt has " + promptLength + " tokens; this worker runs sequences of at most "
+                    + context + " tokens, including at least one generated token", false);
         }
         int vocab = forwardPass.vocabSize();
         for (int i = 0; i < promptLength; i++) {

@@ -1,5 +1,6 @@
 package io.squall.functions.engine.batch;
 
+import io.squall.functions.api.GenerateRequest;
 import io.squall.functions.engine.sampling.SamplingParams;
 
 import java.util.Objects;
@@ -27,8 +28,9 @@ public record GenerationRequest(String id, int[] prompt, SamplingParams sampling
         if (maxTokens < 1) {
             throw new IllegalArgumentException("max tokens must be at least 1, got " + maxTokens);
         }
-        if (topLogprobs < -1 || topLogprobs > 20) {
-            throw new IllegalArgumentException("top logprobs must be between 0 and 20, got " + topLogprobs);
+        if (topLogprobs < -1 || topLogprobs > GenerateRequest.MAX_TOP_LOGPROBS) {
+            throw new IllegalArgumentException("top logprobs must be between 0 and " + GenerateRequest.MAX_TOP_LOGPROBS
+                    + ", got " + topLogprobs);
         }
         prompt = prompt.clone();
     }

@@ -1,5 +1,6 @@
 package io.squall.functions.engine.sampling;
 
+import io.squall.functions.api.SamplingOptions;
 import java.util.Map;
 
 /**
@@ -44,11 +45,6 @@ public record SamplingParams(
     /** The penalty window llama.cpp uses by default, in tokens. */
     public static final int DEFAULT_PENALTY_LAST_N = 64;
 
-    /** OpenAI's bound on the magnitude of the presence and frequency penalties. */
-    public static final double MAX_OPENAI_PENALTY = 2.0;
-
-    /** OpenAI's bound on the magnitude of a logit bias. */
-    public static final double MAX_LOGIT_BIAS = 100.0;
 
     /** Settings without a logit bias. */
     public SamplingParams(double temperature, int topK, double topP, double minP, double repetitionPenalty,
@@ -75,10 +71,10 @@ public record SamplingParams(
             throw new IllegalArgumentException(
                     "repetitionPenalty must be finite and > 0 (1 = disabled), got " + repetitionPenalty);
         }
-        if (!(Math.abs(presencePenalty) <= MAX_OPENAI_PENALTY)) {
+        if (!(Math.abs(presencePenalty) <= SamplingOptions.MAX_PENALTY)) {
             throw new IllegalArgumentException("presencePenalty must be in [-2, 2], got " + presencePenalty);
         }
-        if (!(Math.abs(frequencyPenalty) <= MAX_OPENAI_PENALTY)) {
+        if (!(Math.abs(frequencyPenalty) <= SamplingOptions.MAX_PENALTY)) {
             throw new IllegalArgumentException("frequencyPenalty must be in [-2, 2], got " + frequencyPenalty);
         }
         if (penaltyLastN < -1) {
@@ -87,7 +83,7 @@ public record SamplingParams(
         }
         logitBias = Map.copyOf(logitBias);
         logitBias.forEach((token, bias) -> {
-            if (token < 0 || !(Math.abs(bias) <= MAX_LOGIT_BIAS)) {
+            if (token < 0 || !(Math.abs(bias) <= SamplingOptions.MAX_LOGIT_BIAS)) {
                 throw new IllegalArgumentException("logit bias needs token ids >= 0 and biases in [-100, 100], got "
                         + token + ": " + bias);
             }

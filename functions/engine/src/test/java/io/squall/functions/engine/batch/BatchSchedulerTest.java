@@ -228,14 +228,18 @@ class BatchSchedulerTest {
         BatchConfig config = new BatchConfig(1, 64, true, 1, true);
         try (KvPool kv = pool(8);
              BatchScheduler scheduler = new BatchScheduler(transformer(), config, token -> false, kv)) {
+            assertThat(scheduler.maxSequenceTokens()).as("8 blocks of 16 tokens, fewer than the 512 positions")
+                    .isEqualTo(128);
             Admission tooLong = scheduler.submit(greedy("long", new int[600], 4), new Collector());
             assertThat(tooLong).isInstanceOfSatisfying(Admission.Rejected.class, r -> {
-                assertThat(r.reason()).contains("600 tokens");
+                assertThat(r.reason()).contains("600 tokens").contains("at most 128 tokens");
                 assertThat(r.overloaded()).isFalse();
             });
-            Admission tooManyBlocks = scheduler.submit(greedy("blocks", new int[200], 4), new Collector());
-            assertThat(tooManyBlocks).isInstanceOfSatisfying(Admission.Rejected.class,
-                    r -> assertThat(r.reason()).contains("KV blocks"));
+            Admission tooManyBlocks = scheduler.submit(greedy("blocks", new int[128], 4), new Collector());
+            assertThat(tooManyBlocks).as("the pool, not the positions, bounds this worker")
+                    .isInstanceOfSatisfying(Admission.Rejected.class, r -> assertThat(r.reason()).contains("at most 128 tokens"));
+            assertThat(scheduler.submit(greedy("fits", new int[127], 4), new Collector()))
+                    .isInstanceOf(Admission.Queued.class);
             Admission badToken = scheduler.submit(greedy("tok", new int[] {1, 99999}, 4), new Collector());
             assertThat(badToken).isInstanceOfSatisfying(Admission.Rejected.class,
                     r -> assertThat(r.reason()).contains("99999"));

@@ -67,10 +67,13 @@ public final class RemotePrefillRouter implements RemotePrefill {
         return uncachedTokens > config.minUncachedTokens() && prefillWorker().isPresent();
     }
 
-    /** The prefill worker of this model with the fewest waiting, then running, sequences, within the queue bound. */
+    /**
+     * The prefill worker whose KV blocks mean what this worker's do (same model, block size and salt) with the
+     * fewest waiting, then running, sequences, within the queue bound.
+     */
     private Optional<WorkerInstance> prefillWorker() {
         return discovery.instances().stream()
-                .filter(w -> w.role() == WorkerRole.PREFILL && w.model().equals(self.model())
+                .filter(w -> w.role() == WorkerRole.PREFILL && w.model().sharesKvWith(self.model())
                         && w.load().queuedSequences() <= config.maxPrefillQueue())
                 .min(Comparator.comparingInt((WorkerInstance w) -> w.load().queuedSequences())
                         .thenComparingInt(w -> w.load().activeSequences()));

@@ -4,30 +4,34 @@ import io.squall.functions.engine.batch.KvPool;
 import io.squall.kvgrid.pool.KvLayout;
 import io.squall.kvgrid.KvEvent;
 import io.squall.kvgrid.WorkerId;
+import io.squall.kvgrid.hash.BlockHasher;
 import io.squall.kvgrid.metrics.KvStats;
 import io.squall.kvgrid.offload.BlockStore;
 import io.squall.kvgrid.offload.DiskBlockStore;
 import io.squall.kvgrid.offload.HostBlockStore;
 import io.squall.kvgrid.offload.OffloadConfig;
 import io.squall.kvgrid.offload.OffloadPolicy;
+import io.squall.kvgrid.pool.Eviction;
 import io.squall.kvgrid.pool.KvEventPublisher;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.function.Consumer;
 import java.util.function.LongFunction;
 
 /**
- * The sizes of a worker's KV tiers.
+ * The sizes of a worker's KV tiers and how G1 evicts.
  *
  * @param blocks G1 pages (blocks of {@code blockSize} tokens)
  * @param blockSize tokens per block
  * @param hostBytes G2 capacity in bytes of off-heap host memory; 0 for no G2
  * @param diskDir G3 directory, or {@code null} for no G3
  * @param diskBytes G3 capacity in bytes (ignored without a directory)
+ * @param eviction the order in which cached blocks leave G1
  */
-public record KvConfig(int blocks, int blockSize, long hostBytes, Path diskDir, long diskBytes) {
+public record KvConfig(int blocks, int blockSize, long hostBytes, Path diskDir, long diskBytes, Eviction eviction) {
 
     /** Pages staged between an eviction that finds its block in no lower tier yet and the write there. */
     private static final int STAGING_BUFFERS = 64;
@@ -35,6 +39,7 @@ public record KvConfig(int blocks, int blockSize, long hostBytes, Path diskDir, 
     private static final int MAX_ONBOARD_BLOCKS = 1024;
 
     public KvConfig {
+        Objects.requireNonNull(eviction, "eviction");
         if (blocks <= 0 || blockSize <= 0) {
             throw new IllegalArgumentException("KV blocks and block size must be positive");
         }
@@ -43,9 +48,14 @@ public record KvConfig(int blocks, int blockSize, long hostBytes, Path diskDir, 
         }
     }
 
-    /** G1 only: {@code blocks} blocks of 16 tokens. */
+    /** Tiers of these sizes with LRU eviction. */
+    public KvConfig(int blocks, int blockSize, long hostBytes, Path diskDir, long diskBytes) {
+        this(blocks, blockSize, hostBytes, diskDir, diskBytes, Eviction.LRU);
+    }
+
+    /** G1 only, LRU: {@code blocks} blocks of {@link BlockHasher#DEFAULT_BLOCK_SIZE} tokens. */
     public static KvConfig inMemory(int blocks) {
-        return new KvConfig(blocks, 16, 0, null, 0);
+        return new KvConfig(blocks, BlockHasher.DEFAULT_BLOCK_SIZE, 0, null, 0);
     }
 
     /**
@@ -56,18 +66,18 @@ public record KvConfig(int blocks, int blockSize, long hostBytes, Path diskDir, 
      * @param events receives each step's KV events on the scheduler thread; must not block
      */
     public KvPool open(KvLayout layout, WorkerId worker, Consumer<List<KvEvent>> events, KvStats stats) {
-        return open(layout, worker, events, stats, null);
+        return open(layout, BlockHasher.of(blockSize), worker, events, stats, null);
     }
 
     /**
-     * As {@link #open(KvLayout, WorkerId, Consumer, KvStats)}, with a G4 tier that other workers fill
-     * (such as {@link RemoteBlockStore}): onboards read from it after the local tiers, and evicted blocks
-     * are never written to it.
+     * As {@link #open(KvLayout, WorkerId, Consumer, KvStats)}, with blocks named by {@code hasher} (a worker's
+     * is salted per model) and a G4 tier that other workers fill (such as {@link RemoteBlockStore}): onboards
+     * read from it after the local tiers, and evicted blocks are never written to it.
      *
      * @param remote makes the G4 store for a page size in bytes, or {@code null} for none
      */
-    public KvPool open(KvLayout layout, WorkerId worker, Consumer<List<KvEvent>> events, KvStats stats,
-                       LongFunction<BlockStore> remote) {
+    public KvPool open(KvLayout layout, BlockHasher hasher, WorkerId worker, Consumer<List<KvEvent>> events,
+                       KvStats stats, LongFunction<BlockStore> remote) {
         if (layout.blockSize() != blockSize) {
             throw new IllegalArgumentException("pages of " + layout.blockSize() + " tokens do not fit KV blocks of " + blockSize);
         }
@@ -85,6 +95,7 @@ public record KvConfig(int blocks, int blockSize, long hostBytes, Path diskDir, 
         OffloadConfig offload = stores.isEmpty() ? null : new OffloadConfig(stores,
                 new OffloadPolicy(hostBytes >= blockBytes, hostBytes >= blockBytes ? Integer.MAX_VALUE : 0, false, true),
                 STAGING_BUFFERS, MAX_ONBOARD_BLOCKS);
-        return KvPool.create(layout, blocks, offload, new KvEventPublisher(worker, events), stats);
+        return KvPool.create(new KvPool.Spec(layout, blocks, hasher, eviction), offload,
+                new KvEventPublisher(worker, events), stats);
     }
 }
