@@ -42,11 +42,16 @@ final class Cluster implements AutoCloseable {
      * cluster's members join only members holding the same {@code secret}.
      */
     static Cluster join(String host, int port, String join, ClusterSecret secret) {
+        return join(host, port, join, secret, ClusterMember.DEFAULT_G4_BLOCKS_PER_MEMBER);
+    }
+
+    /** As {@link #join(String, int, String, ClusterSecret)}, holding at most {@code g4Blocks} blocks of the grid's G4 tier. */
+    static Cluster join(String host, int port, String join, ClusterSecret secret, int g4Blocks) {
         Objects.requireNonNull(secret, "secret");
         if (!secret.isOpen()) {
             System.err.println("squall: closed cluster: peers must prove the cluster secret");
         }
-        return new Cluster(ClusterMember.join(NAME, secret, host, port, join), secret);
+        return new Cluster(ClusterMember.join(NAME, secret, host, port, join, g4Blocks), secret);
     }
 
     /** As {@link #join(String, int, String, ClusterSecret)} for an open cluster. */
@@ -69,6 +74,14 @@ final class Cluster implements AutoCloseable {
      */
     KvSharing kvSharing() {
         return KvSharing.cluster(kvEvents, member.blockDirectory());
+    }
+
+    /** As {@link #kvSharing()}, with {@code g4}: other workers' lower tiers ({@code peers}) or the grid ({@code grid}). */
+    KvSharing kvSharing(WorkerOptions.G4 g4) {
+        return switch (g4) {
+            case PEERS -> kvSharing();
+            case GRID -> KvSharing.gridTier(kvEvents, member.blockDirectory(), member.hazelcast());
+        };
     }
 
     /** The cluster's KV event stream, which KV-aware routers follow. */

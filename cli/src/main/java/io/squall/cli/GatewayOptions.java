@@ -38,8 +38,14 @@ final class GatewayOptions {
     String servedModelName;
 
     @Option(names = "--router", defaultValue = "kv", converter = RouterName.class,
-            description = "how requests pick a worker: kv (KV-cache-aware), round-robin, random or least-loaded (default: ${DEFAULT-VALUE})")
+            description = "how requests pick a worker: kv (KV-cache-aware, from the workers' KV events), kv-approx (KV-aware "
+                    + "from the router's own decisions, for workers that publish no KV events), round-robin, random or "
+                    + "least-loaded (default: ${DEFAULT-VALUE})")
     Routers router;
+
+    @Option(names = "--router-ttl-seconds", defaultValue = "120",
+            description = "kv-approx router: how long a routed prefix is assumed to stay cached on its worker (default: ${DEFAULT-VALUE})")
+    int routerTtlSeconds;
 
     /** Reads {@code --router} by the names {@link Routers#cliName()} gives, so a typo fails before anything starts. */
     static final class RouterName implements CommandLine.ITypeConverter<Routers> {
@@ -116,7 +122,9 @@ final class GatewayOptions {
                 .withListen(new GatewayConfig.Listen(host, httpPort, rsocketPort, rsocketWebSocketPort))
                 .withSecurity(new GatewayConfig.Security(keys, null, null));
         RoutedGenerateService route = new RoutedGenerateService(cluster.discovery(), modelName,
-                router.policy(() -> new KvRoutingPolicy(cluster.kvEventTopic(), cluster.blockDirectory(), kvConfig)), cluster.secret());
+                router.policy(kvConfig, Duration.ofSeconds(routerTtlSeconds),
+                        () -> new KvRoutingPolicy(cluster.kvEventTopic(), cluster.blockDirectory(), kvConfig)),
+                cluster.secret());
         try {
             GatewayServer server = GatewayServer.start(config,
                     Map.of(modelName, ModelEndpoint.fromGguf(metadata, route, route)));

@@ -127,7 +127,7 @@ final class ServeCommand implements Callable<Integer> {
         }
         Engine shared = source.open();
         ClusterSecret secret = clusterSecret.secret();
-        Cluster cluster = Cluster.join(host, gridPort, null, secret);
+        Cluster cluster = Cluster.join(host, gridPort, null, secret, stage.gridBlocks);
         List<AutoCloseable> stages = new ArrayList<>();
         List<WorkerRole> roles = new ArrayList<>();
         roles.addAll(Collections.nCopies(prefillWorkers, WorkerRole.PREFILL));
@@ -136,7 +136,7 @@ final class ServeCommand implements Callable<Integer> {
         for (int i = 0; i < roles.size(); i++) {
             WorkerApplication worker = WorkerApplication.start(new WorkerConfig(roles.get(i), host, 0, 0,
                     Cluster.NAME, stage.batch(), stage.kv(roles.size() > 1 ? "worker-" + i : null), stage.context(),
-                    stage.disaggregation(), secret, gateway.modelId(file)), source, cluster.discovery(), cluster.kvSharing());
+                    stage.disaggregation(), secret, gateway.modelId(file)), source, cluster.discovery(), cluster.kvSharing(stage.g4));
             stages.add(worker);
             worker.worker().ready().get();
             System.err.println("squall serve: worker " + i + " (" + roles.get(i).name().toLowerCase(Locale.ROOT)

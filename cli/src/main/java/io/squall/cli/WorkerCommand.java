@@ -84,9 +84,9 @@ final class WorkerCommand implements Callable<Integer> {
                 stage.batch(), stage.kv(), stage.context(), stage.disaggregation(), secret,
                 GatewayOptions.modelId(file, servedModelName));
         ModelSource source = engine.mock() ? ModelSource.of(engine.mockEngine(file)) : ModelSource.file(file);
-        Cluster cluster = Cluster.join(host, gridPort, join, secret);
+        Cluster cluster = Cluster.join(host, gridPort, join, secret, stage.gridBlocks);
         WorkerApplication worker = WorkerApplication.start(config, source, cluster.discovery(),
-                cluster.kvSharing());
+                cluster.kvSharing(stage.g4));
         try {
             WorkerInstance instance = worker.worker().ready().get();
             System.err.println("squall worker: " + instance.id() + " serving " + instance.model().name() + " as " + instance.role()

@@ -1,5 +1,6 @@
 package io.squall.cli;
 
+import io.squall.functions.discovery.hazelcast.ClusterMember;
 import io.squall.functions.engine.batch.BatchConfig;
 import io.squall.functions.worker.disagg.DisaggregationConfig;
 import io.squall.functions.worker.kv.KvConfig;
@@ -71,6 +72,34 @@ final class WorkerOptions {
 
     @Option(names = "--kv-disk-bytes", defaultValue = "0", description = "G3 capacity in bytes")
     long diskBytes;
+
+    @Option(names = "--kv-g4", defaultValue = "peers", converter = G4Name.class,
+            description = "G4, beyond the worker's own memory and disk: peers (other workers' G2/G3, fetched over kv.fetch) "
+                    + "or grid (the Hazelcast grid: every worker copies its evicted blocks there and onboards from it) "
+                    + "(default: ${DEFAULT-VALUE})")
+    G4 g4;
+
+    @Option(names = "--kv-grid-blocks", defaultValue = "" + ClusterMember.DEFAULT_G4_BLOCKS_PER_MEMBER,
+            description = "with --kv-g4 grid: the most G4 blocks this process's cluster member holds; each costs a KV "
+                    + "page of heap (default: ${DEFAULT-VALUE})")
+    int gridBlocks;
+
+    /** The G4 tier's choices. */
+    enum G4 {
+        PEERS, GRID
+    }
+
+    /** Reads {@code --kv-g4}. */
+    static final class G4Name implements CommandLine.ITypeConverter<G4> {
+        @Override
+        public G4 convert(String value) {
+            return switch (value) {
+                case "peers" -> G4.PEERS;
+                case "grid" -> G4.GRID;
+                default -> throw new CommandLine.TypeConversionException("--kv-g4 must be peers or grid, got " + value);
+            };
+        }
+    }
 
     @Option(names = "--disagg-min-tokens", defaultValue = "512",
             description = "decode workers prefill remotely only prompts with more uncached tokens than this (default: ${DEFAULT-VALUE})")

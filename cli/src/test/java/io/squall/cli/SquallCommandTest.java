@@ -107,6 +107,13 @@ class SquallCommandTest {
                 "--ffn", "64", "--out", dir.resolve("y.gguf").toString());
         assertThat(badArch.err()).contains("unsupported architecture 'gpt5'");
 
+        for (String[] option : new String[][] {{"--kv-eviction", "fifo", "lru or tinylfu"}, {"--kv-g4", "disk", "peers or grid"},
+                {"--router", "nearest", "kv-approx"}}) {
+            Outcome badOption = squall("serve", "--model", model.toString(), option[0], option[1]);
+            assertThat(badOption.exitCode()).as(option[0]).isNotZero();
+            assertThat(badOption.err()).as(option[0]).contains(option[2]);
+        }
+
         Outcome noInput = squall("run", "--model", model.toString());
         assertThat(noInput.exitCode()).isNotZero();
 

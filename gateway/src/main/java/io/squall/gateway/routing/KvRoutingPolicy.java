@@ -6,11 +6,9 @@ import io.squall.functions.discovery.ServedModel;
 import io.squall.functions.discovery.WorkerInstance;
 import io.squall.kvgrid.BlockHash;
 import io.squall.kvgrid.KvEvent;
-import io.squall.kvgrid.Tier;
 import io.squall.kvgrid.WorkerId;
 import io.squall.kvgrid.grid.BlockDirectory;
 import io.squall.kvgrid.grid.KvEventTopic;
-import io.squall.kvgrid.hash.BlockHasher;
 import io.squall.kvgrid.index.ApplyOutcome;
 import io.squall.kvgrid.index.KvIndexer;
 import io.squall.kvgrid.index.OverlapScores;
@@ -23,13 +21,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -70,15 +66,8 @@ public final class KvRoutingPolicy implements RoutingPolicy {
         }
     }
 
-    /** What names a worker's blocks: equal keys hash equal prompts to equal block hashes. */
-    private record Hashing(int blockSize, String salt) {
-        static Hashing of(ServedModel model) {
-            return new Hashing(model.blockSize(), model.hashSalt());
-        }
-    }
-
-    private final Config config;
-    private final Map<Hashing, BlockHasher> hashers = new ConcurrentHashMap<>();
+    private final KvCost cost;
+    private final PromptHashing hashing = new PromptHashing();
     private final BlockDirectory directory;
     private final KvIndexer indexer;
     private final AutoCloseable subscription;
@@ -86,12 +75,10 @@ public final class KvRoutingPolicy implements RoutingPolicy {
     private final Set<WorkerId> repairing = ConcurrentHashMap.newKeySet();
     private final ExecutorService repairs = Executors.newSingleThreadExecutor(
             Thread.ofPlatform().name("squall-router-repair").daemon(true).factory());
-    private final AtomicLong rotation = new AtomicLong();
-    private final SplittableRandom random = new SplittableRandom();
 
     /** Follows {@code events} from the oldest batch the cluster still holds; repairs gaps from {@code directory}. */
     public KvRoutingPolicy(KvEventTopic events, BlockDirectory directory, Config config) {
-        this.config = Objects.requireNonNull(config, "config");
+        this.cost = new KvCost(Objects.requireNonNull(config, "config"));
         this.directory = Objects.requireNonNull(directory, "directory");
         this.indexer = new KvIndexer(new FlatRadixIndex(), KvIndexer.Config.DEFAULT, this::onGap);
         this.subscription = events.subscribe(this::onEvents);
@@ -137,7 +124,7 @@ public final class KvRoutingPolicy implements RoutingPolicy {
      */
     @Override
     public Mono<RouteDecision> choose(GenerateRequest request, List<WorkerInstance> workers, InFlight load) {
-        return lookup(workers.getFirst().model(), request.tokens()).map(scores -> pick(workers, load, scores));
+        return lookup(workers.getFirst().model(), request.tokens()).map(scores -> cost.pick(workers, load, scores));
     }
 
     /**
@@ -145,72 +132,12 @@ public final class KvRoutingPolicy implements RoutingPolicy {
      * per tier, as far as this router knows; when the index is too busy to answer, nobody is credited with any.
      */
     public Mono<OverlapScores> lookup(ServedModel model, int[] tokens) {
-        BlockHasher hasher = hashers.computeIfAbsent(Hashing.of(model), h -> BlockHasher.salted(h.blockSize(), h.salt()));
-        BlockHash[] prompt = hasher.hash(tokens).hashes();
+        BlockHash[] prompt = hashing.chain(model, tokens).hashes();
         if (prompt.length == 0) {
             return Mono.just(OverlapScores.none(0));
         }
         return Mono.fromFuture(() -> indexer.findMatches(prompt))
                 .onErrorResume(RejectedExecutionException.class, busy -> Mono.just(OverlapScores.none(prompt.length)));
-    }
-
-    /** The worker of lowest cost, or one sampled by cost with a temperature, with the overlap it holds. */
-    RouteDecision pick(List<WorkerInstance> workers, InFlight load, OverlapScores scores) {
-        WorkerInstance chosen = lowestCost(workers, load, scores);
-        return new RouteDecision(chosen, scores.blocks(chosen.id().workerId(), Tier.G1));
-    }
-
-    private WorkerInstance lowestCost(List<WorkerInstance> workers, InFlight load, OverlapScores scores) {
-        double[] costs = new double[workers.size()];
-        for (int i = 0; i < costs.length; i++) {
-            costs[i] = cost(workers.get(i), load, scores);
-        }
-        if (config.temperature() > 0) {
-            return sample(workers, costs);
-        }
-        int start = (int) Math.floorMod(rotation.getAndIncrement(), (long) costs.length);
-        int best = start;
-        for (int k = 1; k < costs.length; k++) {
-            int i = (start + k) % costs.length;
-            if (costs[i] < costs[best]
-                    || costs[i] == costs[best] && load.sequences(workers.get(i)) < load.sequences(workers.get(best))) {
-                best = i;
-            }
-        }
-        return workers.get(best);
-    }
-
-    /** {@code overlapWeight × prefill blocks + active blocks} of {@code worker} for the looked-up prompt. */
-    double cost(WorkerInstance worker, InFlight load, OverlapScores scores) {
-        WorkerId id = worker.id().workerId();
-        int device = scores.blocks(id, Tier.G1);
-        int local = scores.blocks(id, Tier.G3); // G1, G2 or G3: every tier the worker itself can onboard from
-        double cached = device + config.lowerTierWeight() * (local - device);
-        return config.overlapWeight() * (scores.promptBlocks() - cached) + load.activeBlocks(worker);
-    }
-
-    private WorkerInstance sample(List<WorkerInstance> workers, double[] costs) {
-        double min = Double.MAX_VALUE;
-        for (double cost : costs) {
-            min = Math.min(min, cost);
-        }
-        double[] weights = new double[costs.length];
-        double total = 0;
-        for (int i = 0; i < costs.length; i++) {
-            weights[i] = Math.exp(-(costs[i] - min) / config.temperature());
-            total += weights[i];
-        }
-        double draw;
-        synchronized (random) {
-            draw = random.nextDouble() * total;
-        }
-        for (int i = 0; i < weights.length; i++) {
-            draw -= weights[i];
-            if (draw <= 0) {
-                return workers.get(i);
-            }
-        }
-        return workers.getLast();
     }
 
     @Override

@@ -21,12 +21,14 @@ import io.squall.functions.discovery.ServedModel;
 import io.squall.functions.discovery.WorkerInstance;
 import io.squall.functions.engine.batch.BatchScheduler;
 import io.squall.functions.engine.batch.KvPool;
+import io.squall.functions.worker.kv.KvConfig;
 import io.squall.functions.worker.kv.KvPeers;
 import io.squall.functions.worker.kv.KvSharing;
 import io.squall.functions.worker.kv.LowerTierFetchService;
 import io.squall.functions.worker.kv.RemoteBlockStore;
 import io.squall.functions.worker.rsocket.RSocketKvPeers;
 import io.squall.functions.worker.rsocket.RejectedConnections;
+import io.squall.kvgrid.grid.GridBlockStore;
 import io.squall.kvgrid.hash.BlockHasher;
 import io.squall.kvgrid.metrics.prometheus.PrometheusKvStats;
 import io.squall.functions.engine.batch.BatchStats;
@@ -156,8 +158,7 @@ public final class Worker implements AutoCloseable {
             String salt = ServedModel.saltOf(modelName);
             KvPool pool = config.kv().open(forwardPass.kvLayout(config.kv().blockSize()),
                     BlockHasher.salted(config.kv().blockSize(), salt), id.workerId(), sharing.events(),
-                    new PrometheusKvStats(registry), sharing.directory() == null ? null : blockBytes -> new RemoteBlockStore(
-                            sharing.directory()::locations, id.workerId(), peers, blockBytes, KV_FETCH_TIMEOUT));
+                    new PrometheusKvStats(registry), g4());
             BatchScheduler started = new BatchScheduler(forwardPass, config.batch(), tokenizer::isEndOfGeneration, pool);
             // What gateways and routers take from this worker: derived from what runs, not read from the model file.
             ServedModel served = new ServedModel(modelName, started.maxSequenceTokens(), config.kv().blockSize(), salt);
@@ -183,6 +184,15 @@ public final class Worker implements AutoCloseable {
             LOG.error("worker " + id + " failed to start", e);
             ready.completeExceptionally(e);
         }
+    }
+
+    /** G4 as {@link KvSharing} says: the shared grid, other workers' lower tiers, or none without a cluster. */
+    private KvConfig.G4 g4() {
+        if (sharing.grid() != null) {
+            return KvConfig.G4.shared(blockBytes -> new GridBlockStore(sharing.grid(), blockBytes));
+        }
+        return sharing.directory() == null ? null : KvConfig.G4.peers(blockBytes -> new RemoteBlockStore(
+                sharing.directory()::locations, id.workerId(), peers, blockBytes, KV_FETCH_TIMEOUT));
     }
 
     /** The routes this worker's role serves: generate (aggregated, decode), prefill (prefill), kv.push (decode). */

@@ -339,7 +339,8 @@ class DisaggregatedPrefillIT {
     private static KvBlockFrame frame(PrefillRequest request, int index, int crcFlip) {
         byte[] payload = new byte[BLOCK_BYTES];
         random.nextBytes(payload);
-        return new KvBlockFrame(BlockHasher.of(BLOCK).hash(request.tokens()).hashes()[index], index, payload,
+        BlockHasher decodeWorkersHashes = lonelyDecode.worker().ready().join().model().blockHasher();
+        return new KvBlockFrame(decodeWorkersHashes.hash(request.tokens()).hashes()[index], index, payload,
                 WireFormat.crc32c(payload) ^ crcFlip);
     }
 

@@ -132,7 +132,7 @@ class KvFetchIT {
         generate(a.worker(), prompt);
         generate(a.worker(), tokens(11 * BLOCK)); // evicts the prompt's blocks from A's G1 to its G2
         WorkerId holder = a.worker().id().workerId();
-        BlockHash[] hashes = BlockHasher.of(BLOCK).hash(prompt).hashes();
+        BlockHash[] hashes = hasher(a).hash(prompt).hashes();
         awaitTrue(() -> Arrays.stream(hashes).allMatch(
                 hash -> directory.locations(hash).contains(new BlockLocation(holder, Tier.G2))));
 
@@ -157,7 +157,7 @@ class KvFetchIT {
         for (Function<KvFetchRequest, Flux<Payload>> fault : faults) {
             int[] prompt = tokens(4 * BLOCK);
             try (FakePeer peer = FakePeer.start(fault, asked)) {
-                for (BlockHash hash : BlockHasher.of(BLOCK).hash(prompt).hashes()) {
+                for (BlockHash hash : hasher(b).hash(prompt).hashes()) {
                     directory.add(hash, new BlockLocation(peer.id.workerId(), Tier.G2));
                 }
                 int before = asked.get();
@@ -168,6 +168,11 @@ class KvFetchIT {
                 assertThat(onB.tokens()).containsExactly(greedy(prompt));
             }
         }
+    }
+
+    /** How {@code worker} names its blocks, as it advertises: its block size, salted by its model. */
+    private static BlockHasher hasher(WorkerApplication worker) {
+        return worker.worker().ready().join().model().blockHasher();
     }
 
     /** A worker in discovery whose {@code kv.fetch} answers with {@code fault}. */

@@ -32,8 +32,8 @@ public final class ClusterMember implements AutoCloseable {
     /** The cluster name every Squall process joins unless told otherwise. */
     public static final String DEFAULT_NAME = "squall";
 
-    /** G4 blocks each member holds at most before the least recently used are evicted. */
-    private static final int MAX_G4_BLOCKS_PER_MEMBER = 100_000;
+    /** G4 blocks each member holds at most, unless told otherwise, before the least recently used are evicted. */
+    public static final int DEFAULT_G4_BLOCKS_PER_MEMBER = 4096;
 
     private final HazelcastInstance member;
     private final HazelcastDiscovery discovery;
@@ -54,9 +54,12 @@ public final class ClusterMember implements AutoCloseable {
      * Starts a member of the cluster {@code name} on {@code host:port} (0 picks a free port) that joins the
      * seed {@code join} ({@code host:port}), or forms a cluster of its own when {@code join} is {@code null}.
      * Blocks until the member has joined or formed its cluster.
+     *
+     * @param g4Blocks the most G4 blocks this member holds in the grid (only workers started with a grid G4 tier
+     *     write there)
      */
     public static ClusterMember join(String name, String host, int port, String join) {
-        return join(name, ClusterSecret.open(), host, port, join);
+        return join(name, ClusterSecret.open(), host, port, join, DEFAULT_G4_BLOCKS_PER_MEMBER);
     }
 
     /**
@@ -65,14 +68,14 @@ public final class ClusterMember implements AutoCloseable {
      * joins only members that hold the same secret (Hazelcast refuses a join request whose cluster name differs),
      * and a member without it cannot join this one.
      */
-    public static ClusterMember join(String name, ClusterSecret secret, String host, int port, String join) {
+    public static ClusterMember join(String name, ClusterSecret secret, String host, int port, String join, int g4Blocks) {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(secret, "secret");
         Objects.requireNonNull(host, "host");
         int bound = port == 0 ? freePort(host) : port;
         String seed = join == null ? host + ":" + bound : join;
         return new ClusterMember(GridMembers.start(
-                new GridConfig(secret.clusterName(name), host, bound, List.of(seed), 1, MAX_G4_BLOCKS_PER_MEMBER)));
+                new GridConfig(secret.clusterName(name), host, bound, List.of(seed), 1, g4Blocks)));
     }
 
     /** The Hazelcast member, for the grid structures built on it (e.g. the G4 block store). */

@@ -17,7 +17,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class LeaseTest {
 
     private static final WorkerInstance WORKER = new WorkerInstance(new InstanceId("squall", "worker", "generate", 0x3f2a),
-            WorkerRole.DECODE, new ServedModel("stories260K", 192, 32, "stories260K"), "10.0.0.7", 7001, 8001, 64,
+            WorkerRole.DECODE, new ServedModel("stories260K", 100, 32, "stories260K"), "10.0.0.7", 7001, 8001, 64,
             new LoadReport(3, 1, 90, 100, 17));
 
     @Test
@@ -27,14 +27,14 @@ class LeaseTest {
         Lease back = Lease.decode(lease.encode());
 
         assertThat(back).isEqualTo(lease);
-        assertThat(back.instance().model().contextLength()).isEqualTo(192);
+        assertThat(back.instance().model().contextLength()).isEqualTo(100);
         assertThat(back.instance().model().blockSize()).isEqualTo(32);
     }
 
     @Test
     void aRegistrationWithoutTheModelsLimitsIsUnreadable() {
         byte[] full = new Lease(UUID.randomUUID(), WORKER).encode();
-        // the limits are the last fields: context length (1 byte), block size (1), salt (1 + 11)
+        // the limits are the last fields: context length 100 (1 byte), block size (1), salt (1 + 11)
         byte[] withoutLimits = Arrays.copyOf(full, full.length - 14);
 
         assertThatThrownBy(() -> Lease.decode(withoutLimits)).isInstanceOf(StageException.class);

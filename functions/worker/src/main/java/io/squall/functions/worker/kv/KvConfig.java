@@ -48,6 +48,29 @@ public record KvConfig(int blocks, int blockSize, long hostBytes, Path diskDir, 
         }
     }
 
+    /**
+     * The G4 tier: blocks held beyond this worker's own memory and disk.
+     *
+     * @param store makes the store for a page size in bytes
+     * @param receivesEvictions whether blocks evicted from G1 are copied to it too (the shared grid), or it is
+     *     read-only here (other workers' tiers, filled by their own offloads)
+     */
+    public record G4(LongFunction<BlockStore> store, boolean receivesEvictions) {
+        public G4 {
+            Objects.requireNonNull(store, "store");
+        }
+
+        /** Other workers' G2/G3, read over {@code kv.fetch} ({@link RemoteBlockStore}): never written from here. */
+        public static G4 peers(LongFunction<BlockStore> store) {
+            return new G4(store, false);
+        }
+
+        /** A store every worker writes its evicted blocks to and onboards from (the Hazelcast grid). */
+        public static G4 shared(LongFunction<BlockStore> store) {
+            return new G4(store, true);
+        }
+    }
+
     /** Tiers of these sizes with LRU eviction. */
     public KvConfig(int blocks, int blockSize, long hostBytes, Path diskDir, long diskBytes) {
         this(blocks, blockSize, hostBytes, diskDir, diskBytes, Eviction.LRU);
@@ -71,13 +94,13 @@ public record KvConfig(int blocks, int blockSize, long hostBytes, Path diskDir, 
 
     /**
      * As {@link #open(KvLayout, WorkerId, Consumer, KvStats)}, with blocks named by {@code hasher} (a worker's
-     * is salted per model) and a G4 tier that other workers fill (such as {@link RemoteBlockStore}): onboards
-     * read from it after the local tiers, and evicted blocks are never written to it.
+     * is salted per model) and a G4 tier: onboards read from it after the local tiers, and evicted blocks are
+     * copied to it when it {@linkplain G4#receivesEvictions() receives evictions}.
      *
-     * @param remote makes the G4 store for a page size in bytes, or {@code null} for none
+     * @param g4 the G4 tier, or {@code null} for none
      */
     public KvPool open(KvLayout layout, BlockHasher hasher, WorkerId worker, Consumer<List<KvEvent>> events,
-                       KvStats stats, LongFunction<BlockStore> remote) {
+                       KvStats stats, G4 g4) {
         if (layout.blockSize() != blockSize) {
             throw new IllegalArgumentException("pages of " + layout.blockSize() + " tokens do not fit KV blocks of " + blockSize);
         }
@@ -89,11 +112,12 @@ public record KvConfig(int blocks, int blockSize, long hostBytes, Path diskDir, 
         if (diskDir != null && diskBytes >= blockBytes) {
             stores.add(new DiskBlockStore(diskDir, diskBytes / blockBytes * blockBytes, blockBytes));
         }
-        if (remote != null) {
-            stores.add(remote.apply(blockBytes));
+        if (g4 != null) {
+            stores.add(g4.store().apply(blockBytes));
         }
         OffloadConfig offload = stores.isEmpty() ? null : new OffloadConfig(stores,
-                new OffloadPolicy(hostBytes >= blockBytes, hostBytes >= blockBytes ? Integer.MAX_VALUE : 0, false, true),
+                new OffloadPolicy(hostBytes >= blockBytes, hostBytes >= blockBytes ? Integer.MAX_VALUE : 0,
+                        g4 != null && g4.receivesEvictions(), true),
                 STAGING_BUFFERS, MAX_ONBOARD_BLOCKS);
         return KvPool.create(new KvPool.Spec(layout, blocks, hasher, eviction), offload,
                 new KvEventPublisher(worker, events), stats);
