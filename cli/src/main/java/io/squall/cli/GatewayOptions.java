@@ -47,15 +47,10 @@ final class GatewayOptions {
             description = "kv-approx router: how long a routed prefix is assumed to stay cached on its worker (default: ${DEFAULT-VALUE})")
     int routerTtlSeconds;
 
-    /** Reads {@code --router} by the names {@link Routers#cliName()} gives, so a typo fails before anything starts. */
-    static final class RouterName implements CommandLine.ITypeConverter<Routers> {
-        @Override
-        public Routers convert(String value) {
-            try {
-                return Routers.parse(value);
-            } catch (IllegalArgumentException e) {
-                throw new CommandLine.TypeConversionException(e.getMessage());
-            }
+    /** Reads {@code --router} by the names {@link Routers#cliName()} gives. */
+    static final class RouterName extends ParsingConverter<Routers> {
+        RouterName() {
+            super(Routers::parse);
         }
     }
 

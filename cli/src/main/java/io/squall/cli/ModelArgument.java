@@ -2,7 +2,6 @@ package io.squall.cli;
 
 import io.squall.cli.model.ModelSpec;
 import io.squall.cli.model.ModelStore;
-import picocli.CommandLine;
 
 import java.nio.file.Path;
 
@@ -11,19 +10,14 @@ import java.nio.file.Path;
  * {@code https://} URL. The form is checked while the command line is parsed; {@link #file(ModelSpec)} downloads
  * into the model cache, once, when the command runs.
  */
-final class ModelArgument implements CommandLine.ITypeConverter<ModelSpec> {
+final class ModelArgument extends ParsingConverter<ModelSpec> {
 
     /** The option's description, shared by every command. */
     static final String DESCRIPTION = "GGUF model: a file, hf:OWNER/REPO/FILE.gguf from the Hugging Face hub, or an "
             + "https:// URL; downloads go once into the model cache (~/.cache/squall/models, or $SQUALL_MODELS_DIR)";
 
-    @Override
-    public ModelSpec convert(String value) {
-        try {
-            return ModelSpec.parse(value);
-        } catch (IllegalArgumentException e) {
-            throw new CommandLine.TypeConversionException(e.getMessage());
-        }
+    ModelArgument() {
+        super(ModelSpec::parse);
     }
 
     /** The local file of {@code spec}: the file itself, or the cached download (downloading it first). */

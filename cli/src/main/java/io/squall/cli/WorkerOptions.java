@@ -7,7 +7,6 @@ import io.squall.functions.worker.kv.KvConfig;
 import io.squall.kvgrid.hash.BlockHasher;
 import io.squall.kvgrid.pool.Eviction;
 import io.squall.scheduler.profile.Profile;
-import picocli.CommandLine;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
@@ -52,15 +51,10 @@ final class WorkerOptions {
             description = "how cached G1 blocks are evicted: lru, or tinylfu (a one-off prefix cannot push out a frequent one) (default: ${DEFAULT-VALUE})")
     Eviction eviction;
 
-    /** Reads {@code --kv-eviction}, so a typo fails before anything starts. */
-    static final class EvictionName implements CommandLine.ITypeConverter<Eviction> {
-        @Override
-        public Eviction convert(String value) {
-            try {
-                return Eviction.parse(value);
-            } catch (IllegalArgumentException e) {
-                throw new CommandLine.TypeConversionException(e.getMessage());
-            }
+    /** Reads {@code --kv-eviction}. */
+    static final class EvictionName extends ParsingConverter<Eviction> {
+        EvictionName() {
+            super(Eviction::parse);
         }
     }
 
@@ -86,18 +80,21 @@ final class WorkerOptions {
 
     /** The G4 tier's choices. */
     enum G4 {
-        PEERS, GRID
+        PEERS, GRID;
+
+        static G4 parse(String value) {
+            return switch (value) {
+                case "peers" -> PEERS;
+                case "grid" -> GRID;
+                default -> throw new IllegalArgumentException("--kv-g4 must be peers or grid, got " + value);
+            };
+        }
     }
 
     /** Reads {@code --kv-g4}. */
-    static final class G4Name implements CommandLine.ITypeConverter<G4> {
-        @Override
-        public G4 convert(String value) {
-            return switch (value) {
-                case "peers" -> G4.PEERS;
-                case "grid" -> G4.GRID;
-                default -> throw new CommandLine.TypeConversionException("--kv-g4 must be peers or grid, got " + value);
-            };
+    static final class G4Name extends ParsingConverter<G4> {
+        G4Name() {
+            super(G4::parse);
         }
     }
 

@@ -2,16 +2,18 @@ package io.squall.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.squall.cli.model.HubStandIn;
+import io.squall.functions.engine.model.Architecture;
+import io.squall.functions.engine.model.RandomModel;
+import io.squall.kernels.GgmlType;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+import static io.squall.cli.CliRun.squall;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -25,16 +27,6 @@ class ModelByNameIT {
     Path dir;
 
     private HubStandIn hub;
-
-    private record Outcome(int exitCode, String out, String err) {
-    }
-
-    private static Outcome squall(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Squall.execute(new PrintWriter(out, true), new PrintWriter(err, true), args);
-        return new Outcome(code, out.toString(), err.toString());
-    }
 
     @BeforeEach
     void start() throws Exception {
@@ -53,33 +45,32 @@ class ModelByNameIT {
     @Test
     void commandsTakeAModelByNameDownloadingItOnce() throws Exception {
         Path local = dir.resolve("tiny.gguf");
-        Outcome generated = squall("gen-model", "--arch", "llama", "--dim", "64", "--layers", "1", "--heads", "4",
-                "--ffn", "64", "--out", local.toString());
-        assertThat(generated.exitCode()).as(generated.err()).isZero();
+        RandomModel.write(new RandomModel.Spec(Architecture.LLAMA, new RandomModel.Shape(64, 1, 4, 4, 64, 256),
+                GgmlType.F32, null, 5), local);
         hub.hubFile("acme/tiny-models", "q8/tiny.gguf", Files.readAllBytes(local));
         String byName = "hf:acme/tiny-models/q8/tiny.gguf";
 
-        Outcome tokenized = squall("tokenize", "--model", byName, "--text", "hello");
+        CliRun tokenized = squall("tokenize", "--model", byName, "--text", "hello");
         assertThat(tokenized.exitCode()).as(tokenized.err()).isZero();
         assertThat(tokenized.out()).isEqualTo(squall("tokenize", "--model", local.toString(), "--text", "hello").out());
         assertThat(hub.gets.get()).as("downloaded once").isEqualTo(1);
 
-        Outcome run = squall("run", "--model", byName, "--tokens", "1,2,3", "--max-tokens", "2", "--json");
+        CliRun run = squall("run", "--model", byName, "--tokens", "1,2,3", "--max-tokens", "2", "--json");
         assertThat(run.exitCode()).as(run.err()).isZero();
         assertThat(new ObjectMapper().readTree(run.out()).get("prompt_tokens").asInt()).isEqualTo(3);
-        Outcome logits = squall("logits", "--model", byName, "--tokens", "1,2");
+        CliRun logits = squall("logits", "--model", byName, "--tokens", "1,2");
         assertThat(logits.exitCode()).as(logits.err()).isZero();
         assertThat(hub.gets.get()).as("later commands use the cached file").isEqualTo(1);
     }
 
     @Test
     void aMalformedNameOrAMissingModelIsOneLineAndANonZeroExit() {
-        Outcome malformed = squall("tokenize", "--model", "hf:acme/tiny.gguf", "--text", "x");
+        CliRun malformed = squall("tokenize", "--model", "hf:acme/tiny.gguf", "--text", "x");
         assertThat(malformed.exitCode()).isNotZero();
         assertThat(malformed.err()).contains("hf:OWNER/REPO/FILE.gguf");
         assertThat(hub.requests).isEmpty();
 
-        Outcome missing = squall("run", "--model", "hf:acme/tiny-models/none.gguf", "--tokens", "1");
+        CliRun missing = squall("run", "--model", "hf:acme/tiny-models/none.gguf", "--tokens", "1");
         assertThat(missing.exitCode()).isNotZero();
         assertThat(missing.err().strip().lines()).singleElement().asString()
                 .startsWith("squall run: ").contains("hf:acme/tiny-models/none.gguf was not found (404)");

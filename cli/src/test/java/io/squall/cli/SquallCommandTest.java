@@ -1,45 +1,28 @@
 package io.squall.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+import static io.squall.cli.CliRun.squall;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** The {@code squall} commands end to end on a model written by {@code gen-model}: JSON shapes and exit codes. */
 class SquallCommandTest {
-
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     @TempDir
     static Path dir;
 
     private static Path model;
 
-    private record Outcome(int exitCode, String out, String err) {
-        JsonNode json() throws Exception {
-            return JSON.readTree(out);
-        }
-    }
-
-    private static Outcome squall(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Squall.execute(new PrintWriter(out, true), new PrintWriter(err, true), args);
-        return new Outcome(code, out.toString(), err.toString());
-    }
-
     @BeforeAll
     static void generateModel() throws Exception {
         model = dir.resolve("tiny.gguf");
-        Outcome generated = squall("gen-model", "--arch", "qwen2", "--dim", "64", "--layers", "2", "--heads", "4",
+        CliRun generated = squall("gen-model", "--arch", "qwen2", "--dim", "64", "--layers", "2", "--heads", "4",
                 "--kv-heads", "2", "--ffn", "128", "--type", "q8_0", "--out", model.toString());
         assertThat(generated.exitCode()).as(generated.err()).isZero();
         assertThat(generated.json().get("bytes").asLong()).isEqualTo(Files.size(model));
@@ -47,7 +30,7 @@ class SquallCommandTest {
 
     @Test
     void runPrintsTheContractJsonAndIsReproducibleBySeed() throws Exception {
-        Outcome first = squall("run", "--model", model.toString(), "--prompt", "Hello there", "--max-tokens", "7",
+        CliRun first = squall("run", "--model", model.toString(), "--prompt", "Hello there", "--max-tokens", "7",
                 "--temperature", "0.9", "--seed", "42", "--json");
         assertThat(first.exitCode()).as(first.err()).isZero();
         JsonNode json = first.json();
@@ -59,65 +42,65 @@ class SquallCommandTest {
         assertThat(json.has("prefill_tokens_per_second")).isTrue();
         assertThat(json.has("decode_tokens_per_second")).isTrue();
 
-        Outcome again = squall("run", "--model", model.toString(), "--prompt", "Hello there", "--max-tokens", "7",
+        CliRun again = squall("run", "--model", model.toString(), "--prompt", "Hello there", "--max-tokens", "7",
                 "--temperature", "0.9", "--seed", "42", "--json");
         assertThat(again.json().get("token_ids")).isEqualTo(json.get("token_ids"));
     }
 
     @Test
     void greedyRunContinuesWithTheArgmaxThatLogitsReports() throws Exception {
-        Outcome logits = squall("logits", "--model", model.toString(), "--tokens", "72,101,108");
+        CliRun logits = squall("logits", "--model", model.toString(), "--tokens", "72,101,108");
         assertThat(logits.exitCode()).as(logits.err()).isZero();
         assertThat(logits.json().get("logits")).hasSize(32);
-        Outcome run = squall("run", "--model", model.toString(), "--tokens", "72,101,108", "--max-tokens", "1",
+        CliRun run = squall("run", "--model", model.toString(), "--tokens", "72,101,108", "--max-tokens", "1",
                 "--temperature", "0", "--json");
         assertThat(run.json().get("prompt_tokens").asInt()).isEqualTo(3);
         int argmax = logits.json().get("argmax").asInt();
         if (argmax != 258) { // 258 is the end-of-generation token, which run does not output
             assertThat(run.json().get("token_ids").get(0).asInt()).isEqualTo(argmax);
         }
-        Outcome all = squall("logits", "--model", model.toString(), "--tokens", "72", "--all");
+        CliRun all = squall("logits", "--model", model.toString(), "--tokens", "72", "--all");
         assertThat(all.json().get("logits")).hasSize(259);
     }
 
     @Test
     void tokenizeReturnsIds() throws Exception {
-        Outcome tokens = squall("tokenize", "--model", model.toString(), "--text", "hé");
+        CliRun tokens = squall("tokenize", "--model", model.toString(), "--text", "hé");
         assertThat(tokens.exitCode()).isZero();
         assertThat(tokens.json().get("ids")).hasSize(3); // h, and the two bytes of é
     }
 
     @Test
     void badInputGivesAMessageAndNonZeroExit() {
-        Outcome missing = squall("run", "--model", dir.resolve("absent.gguf").toString(), "--prompt", "x", "--json");
+        CliRun missing = squall("run", "--model", dir.resolve("absent.gguf").toString(), "--prompt", "x", "--json");
         assertThat(missing.exitCode()).isNotZero();
         assertThat(missing.err()).contains("absent.gguf").doesNotContain("Exception");
         assertThat(missing.out()).isEmpty();
 
-        Outcome badToken = squall("logits", "--model", model.toString(), "--tokens", "5,999999");
+        CliRun badToken = squall("logits", "--model", model.toString(), "--tokens", "5,999999");
         assertThat(badToken.exitCode()).isNotZero();
         assertThat(badToken.err()).contains("999999");
 
-        Outcome badType = squall("gen-model", "--arch", "llama", "--dim", "64", "--layers", "1", "--heads", "4",
+        CliRun badType = squall("gen-model", "--arch", "llama", "--dim", "64", "--layers", "1", "--heads", "4",
                 "--ffn", "64", "--type", "q5_9", "--out", dir.resolve("x.gguf").toString());
         assertThat(badType.exitCode()).isNotZero();
         assertThat(badType.err()).contains("q5_9");
 
-        Outcome badArch = squall("gen-model", "--arch", "gpt5", "--dim", "64", "--layers", "1", "--heads", "4",
+        CliRun badArch = squall("gen-model", "--arch", "gpt5", "--dim", "64", "--layers", "1", "--heads", "4",
                 "--ffn", "64", "--out", dir.resolve("y.gguf").toString());
         assertThat(badArch.err()).contains("unsupported architecture 'gpt5'");
 
         for (String[] option : new String[][] {{"--kv-eviction", "fifo", "lru or tinylfu"}, {"--kv-g4", "disk", "peers or grid"},
                 {"--router", "nearest", "kv-approx"}}) {
-            Outcome badOption = squall("serve", "--model", model.toString(), option[0], option[1]);
+            CliRun badOption = squall("serve", "--model", model.toString(), option[0], option[1]);
             assertThat(badOption.exitCode()).as(option[0]).isNotZero();
             assertThat(badOption.err()).as(option[0]).contains(option[2]);
         }
 
-        Outcome noInput = squall("run", "--model", model.toString());
+        CliRun noInput = squall("run", "--model", model.toString());
         assertThat(noInput.exitCode()).isNotZero();
 
-        Outcome badRouter = squall("serve", "--model", model.toString(), "--router", "fastest");
+        CliRun badRouter = squall("serve", "--model", model.toString(), "--router", "fastest");
         assertThat(badRouter.exitCode()).isNotZero();
         assertThat(badRouter.err()).contains("unknown router 'fastest'").contains("round-robin");
     }
