@@ -50,16 +50,22 @@ class ReadmeSetupIT {
 
     private static Path repo;
     private static boolean full;
+    /** One clean clone for every test: they only read it (the launcher's jar aside). */
+    private static Path clone;
 
     @TempDir
-    Path dir;
+    static Path dir;
 
     @BeforeAll
-    static void findRepository() {
+    static void cloneRepository() throws Exception {
         repo = Path.of(System.getProperty("squall.repo.dir", "..")).toAbsolutePath().normalize();
         full = Boolean.getBoolean("squall.readme.full");
         Assumptions.assumeTrue(Files.exists(repo.resolve(".git")),
                 "not a git checkout (" + repo + "): the README set-up is checked from a clone of one");
+        clone = dir.resolve("squall");
+        Run git = run(dir, Map.of("PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin")), STEP_TIMEOUT,
+                "git", "clone", "--quiet", repo.toString(), clone.toString());
+        assertThat(git.exitCode()).as(git.output()).isZero();
     }
 
     @Test
@@ -71,7 +77,6 @@ class ReadmeSetupIT {
 
     @Test
     void withAnOlderJavaFirstOnPathTheScriptsPickAJdk25AndSquallServeServes() throws Exception {
-        Path clone = cloneRepository();
         Map<String, String> env = newcomerEnvironment(null);
 
         Run maven = run(clone, env, STEP_TIMEOUT, "./mvnw", "-v");
@@ -89,7 +94,6 @@ class ReadmeSetupIT {
 
     @Test
     void withoutAJdk25BothScriptsStopWithOneLineSayingHowToInstallOne() throws Exception {
-        Path clone = cloneRepository();
         Map<String, String> env = newcomerEnvironment(dir.resolve("no-jdk-here").toString());
         for (String script : List.of("./mvnw", "./squall")) {
             Run run = run(clone, env, STEP_TIMEOUT, script, "--version");
@@ -106,20 +110,12 @@ class ReadmeSetupIT {
         return block.group(1).lines().map(line -> line.replaceFirst("#.*", "").strip()).filter(l -> !l.isEmpty()).toList();
     }
 
-    private Path cloneRepository() throws Exception {
-        Path clone = dir.resolve("squall");
-        Run git = run(dir, Map.of("PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin")), STEP_TIMEOUT,
-                "git", "clone", "--quiet", repo.toString(), clone.toString());
-        assertThat(git.exitCode()).as(git.output()).isZero();
-        return clone;
-    }
-
     /**
      * The environment of a newcomer: no {@code JAVA_HOME}, an older JDK's {@code java} first on {@code PATH} (none
      * when the machine has no older one), and the user's Maven cache; {@code jdkSearch} replaces the places the
      * scripts look for a JDK 25 (null: the usual ones).
      */
-    private Map<String, String> newcomerEnvironment(String jdkSearch) {
+    private static Map<String, String> newcomerEnvironment(String jdkSearch) {
         Map<String, String> env = new java.util.HashMap<>(System.getenv());
         env.remove("JAVA_HOME");
         String path = "/usr/local/bin:/usr/bin:/bin";
@@ -159,7 +155,7 @@ class ReadmeSetupIT {
     }
 
     /** {@code ./squall serve} on free ports answers {@code /v1/models} with the demo model, then stops on SIGTERM. */
-    private void serveAnswers(Path clone, Map<String, String> env) throws Exception {
+    private static void serveAnswers(Path clone, Map<String, String> env) throws Exception {
         int http = freePort();
         Path log = dir.resolve("serve.log");
         ProcessBuilder serve = new ProcessBuilder("./squall", "serve", "--http-port", "" + http, "--rsocket-port", "" + freePort(),
@@ -207,7 +203,7 @@ class ReadmeSetupIT {
         }
     }
 
-    private Run run(Path directory, Map<String, String> env, Duration timeout, String... command) throws Exception {
+    private static Run run(Path directory, Map<String, String> env, Duration timeout, String... command) throws Exception {
         Path out = Files.createTempFile(dir, "run", ".log");
         ProcessBuilder builder = new ProcessBuilder(new ArrayList<>(List.of(command))).directory(directory.toFile())
                 .redirectErrorStream(true).redirectOutput(out.toFile());
