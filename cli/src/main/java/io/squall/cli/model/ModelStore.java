@@ -1,5 +1,6 @@
 package io.squall.cli.model;
 
+import java.io.Console;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -48,8 +49,9 @@ public final class ModelStore {
 
     /** The store the CLI uses: the configured cache and hub, {@code HF_TOKEN}, progress on stderr. */
     public static ModelStore fromEnvironment() {
+        Console console = System.console(); // not null on JDK 22+ even when not a terminal: ask
         return new ModelStore(defaultCache(), ModelSpec.hubEndpoint(), System.getenv("HF_TOKEN"), System.err,
-                System.console() != null);
+                console != null && console.isTerminal());
     }
 
     /** {@code -Dsquall.models.dir}, else {@code $SQUALL_MODELS_DIR}, else {@code ~/.cache/squall/models}. */
