@@ -128,6 +128,9 @@ class ReadmeSetupIT {
         }
         // The demo model and other caches go to this test's directory, not the user's home.
         env.put("SQUALL_JAVA_OPTS", "-Duser.home=" + dir.resolve("home"));
+        if (!full) {
+            env.put("SQUALL_AOT", "off"); // the launcher's one-off AOT training takes a minute; -Preadme keeps it
+        }
         return env;
     }
 

@@ -74,7 +74,8 @@ class WorkerDrainIT {
         Process external = null;
         try (HazelcastDiscovery discovery = new HazelcastDiscovery(member, DiscoveryConfig.defaults());
              WorkerApplication local = WorkerApplication.start(WorkerConfig.loopback(WorkerRole.AGGREGATED,
-                     BatchConfig.defaults(), KvConfig.inMemory(256)), ModelSource.file(model), discovery.discovery())) {
+                     BatchConfig.defaults(), KvConfig.inMemory(256)).withServedModelName("m"), ModelSource.file(model),
+                     discovery.discovery())) {
             local.worker().ready().get(60, TimeUnit.SECONDS);
             InstanceId localId = local.worker().id();
             List<int[]> prompts = new ArrayList<>();
@@ -94,7 +95,8 @@ class WorkerDrainIT {
             await("the worker process registers", () -> discovery.discovery().instances().size() == 2 || !worker.isAlive());
             assertThat(worker.isAlive()).as(() -> read(err)).isTrue();
             List<InstanceId> routedTo = new CopyOnWriteArrayList<>();
-            try (RoutedGenerateService route = new RoutedGenerateService(discovery.discovery(), preferOther(localId, routedTo))) {
+            try (RoutedGenerateService route = new RoutedGenerateService(discovery.discovery(), "m",
+                    preferOther(localId, routedTo))) {
                 CountDownLatch started = new CountDownLatch(STREAMS);
                 List<Stream> streams = new ArrayList<>();
                 for (int i = 0; i < STREAMS; i++) {

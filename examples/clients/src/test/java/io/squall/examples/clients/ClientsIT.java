@@ -14,6 +14,7 @@ import io.squall.functions.engine.tokenizer.Tokenizers;
 import io.squall.functions.worker.kv.KvConfig;
 import io.squall.functions.worker.kv.KvEventSink;
 import io.squall.functions.worker.local.SchedulerGenerateService;
+import io.squall.gateway.ContextLength;
 import io.squall.gateway.GatewayConfig;
 import io.squall.gateway.GatewayServer;
 import io.squall.gateway.ModelEndpoint;
@@ -71,7 +72,8 @@ class ClientsIT {
         scheduler = new BatchScheduler(new Transformer(model.config(), model.weights(), kernels, 1024),
                 BatchConfig.defaults(), Tokenizers.fromGguf(model.metadata())::isEndOfGeneration, kv);
         gateway = GatewayServer.start(GatewayConfig.loopback().withSecurity(new GatewayConfig.Security(List.of(KEY), null, null)),
-                Map.of(MODEL, ModelEndpoint.fromGguf(model.metadata(), new SchedulerGenerateService(scheduler))));
+                Map.of(MODEL, ModelEndpoint.fromGguf(model.metadata(), new SchedulerGenerateService(scheduler),
+                        ContextLength.fixed(scheduler.maxSequenceTokens()))));
     }
 
     @AfterAll

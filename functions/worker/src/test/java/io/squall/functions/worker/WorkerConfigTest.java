@@ -31,6 +31,6 @@ class WorkerConfigTest {
 
     private static WorkerConfig config(String host) {
         return new WorkerConfig(WorkerRole.AGGREGATED, host, 0, 0, "squall", BatchConfig.defaults(), KvConfig.inMemory(16),
-                4096, DisaggregationConfig.defaults(), ClusterSecret.open());
+                4096, DisaggregationConfig.defaults(), ClusterSecret.open(), null);
     }
 }
