@@ -22,20 +22,25 @@ final class InProcessWorkers implements WorkerFactory {
     private final Engine engine;
     private final Cluster cluster;
     private final WorkerOptions stage;
+    private final String modelId;
     private final AtomicInteger started = new AtomicInteger();
 
-    /** @param engine shared by every worker (a mock engine, whose forward passes are independent) */
-    InProcessWorkers(Engine engine, Cluster cluster, WorkerOptions stage) {
+    /**
+     * @param engine shared by every worker (a mock engine, whose forward passes are independent)
+     * @param modelId the model id the workers advertise, which the gateway in front of them serves
+     */
+    InProcessWorkers(Engine engine, Cluster cluster, WorkerOptions stage, String modelId) {
         this.engine = engine;
         this.cluster = cluster;
         this.stage = stage;
+        this.modelId = modelId;
     }
 
     @Override
     public WorkerHandle start(Pool pool) {
         WorkerConfig config = new WorkerConfig(WorkerRole.valueOf(pool.name()), "127.0.0.1", 0, 0, Cluster.NAME,
                 stage.batch(), stage.kv("worker-" + started.incrementAndGet()), stage.context(), stage.disaggregation(),
-                cluster.secret());
+                cluster.secret(), modelId);
         WorkerApplication worker = WorkerApplication.start(config, ModelSource.of(engine), cluster.discovery(),
                 cluster.kvSharing());
         String address = "127.0.0.1:" + worker.worker().rsocketPort();

@@ -95,7 +95,7 @@ final class PlannerSimulateCommand implements Callable<Integer> {
         MockEngine mock = engine.mockEngine(vocabulary);
         double speedup = engine.speedup;
         Cluster cluster = Cluster.join("127.0.0.1", 0, null);
-        ScalingConnector connector = new ManagedConnector("in-process", new InProcessWorkers(mock, cluster, stage),
+        ScalingConnector connector = new ManagedConnector("in-process", new InProcessWorkers(mock, cluster, stage, "mock"),
                 cluster.discovery());
         GatewayOptions gatewayOptions = GatewayOptions.ephemeral();
         List<Decision> decisions = Collections.synchronizedList(new ArrayList<>());

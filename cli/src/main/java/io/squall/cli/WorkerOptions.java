@@ -12,6 +12,7 @@ import picocli.CommandLine.Option;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.time.Duration;
 
 /**
@@ -150,6 +151,7 @@ final class WorkerOptions {
                 "--max-batched-tokens", Integer.toString(batch().maxBatchedTokens()),
                 "--context", Integer.toString(context()), "--kv-blocks", Integer.toString(blocks()),
                 "--kv-block-size", Integer.toString(blockSize()), "--kv-eviction", eviction.toString(),
+                "--kv-g4", g4.name().toLowerCase(Locale.ROOT), "--kv-grid-blocks", Integer.toString(gridBlocks),
                 "--kv-host-bytes", Long.toString(hostBytes), "--kv-disk-bytes", Long.toString(diskBytes),
                 "--disagg-min-tokens", Integer.toString(disaggMinTokens),
                 "--prefill-max-queue", Integer.toString(prefillMaxQueue),

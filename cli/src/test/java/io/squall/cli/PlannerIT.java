@@ -55,7 +55,7 @@ class PlannerIT {
         WorkerOptions stage = CommandLine.populateCommand(new WorkerOptions(), "--max-sequences",
                 Integer.toString(MAX_SEQUENCES), "--kv-blocks", "512");
         MockEngine engine = MockEngine.open(DemoModel.ensure(), TIMING, 1);
-        ScalingConnector connector = new ManagedConnector("in-process", new InProcessWorkers(engine, cluster, stage),
+        ScalingConnector connector = new ManagedConnector("in-process", new InProcessWorkers(engine, cluster, stage, "mock"),
                 cluster.discovery());
         GatewayOptions options = GatewayOptions.ephemeral();
         List<Decision> decisions = Collections.synchronizedList(new ArrayList<>());

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.hazelcast.core.HazelcastInstance;
+import io.squall.functions.discovery.ServedModel;
 import io.squall.functions.discovery.WorkerRole;
 import io.squall.functions.discovery.hazelcast.DiscoveryConfig;
 import io.squall.functions.discovery.hazelcast.HazelcastDiscovery;
@@ -69,11 +70,11 @@ class MockClusterIT {
         MockEngine engine = MockEngine.open(model, TIMING, 10);
         try (HazelcastDiscovery discovery = new HazelcastDiscovery(member, DiscoveryConfig.defaults());
              KvRoutingPolicy policy = new KvRoutingPolicy(topic, directory, KvRoutingPolicy.Config.defaults());
-             RoutedGenerateService route = new RoutedGenerateService(discovery.discovery(), policy);
+             RoutedGenerateService route = new RoutedGenerateService(discovery.discovery(), "m", policy);
              GgufFile file = GgufFile.open(model)) {
             for (int i = 0; i < WORKERS; i++) {
                 WorkerApplication worker = WorkerApplication.start(WorkerConfig.loopback(WorkerRole.AGGREGATED,
-                        BatchConfig.defaults(), KvConfig.inMemory(512)), ModelSource.of(engine), discovery.discovery(),
+                        BatchConfig.defaults(), KvConfig.inMemory(512)).withServedModelName("m"), ModelSource.of(engine), discovery.discovery(),
                         KvSharing.cluster(relay, directory));
                 workers.add(worker);
             }
@@ -81,8 +82,9 @@ class MockClusterIT {
                 worker.worker().ready().get(60, TimeUnit.SECONDS);
             }
             await("all workers registered", () -> discovery.discovery().instances().size() == WORKERS);
+            ServedModel served = discovery.discovery().instances().getFirst().model();
             try (GatewayServer gateway = GatewayServer.start(GatewayConfig.loopback(),
-                    Map.of("m", ModelEndpoint.fromGguf(file.metadata(), route)))) {
+                    Map.of("m", ModelEndpoint.fromGguf(file.metadata(), route, route)))) {
                 Http http = Http.to(gateway);
                 SplittableRandom random = new SplittableRandom(12);
                 // eight users, each with a system prefix of its own
@@ -97,7 +99,7 @@ class MockClusterIT {
                 }
                 for (int[] prefix : prefixes) {
                     await("the router knows where every user's prefix is", () -> {
-                        OverlapScores scores = policy.lookup(prefix).block();
+                        OverlapScores scores = policy.lookup(served, prefix).block();
                         return scores.size() == 1 && scores.blocks(0, Tier.G1) == 10;
                     });
                 }

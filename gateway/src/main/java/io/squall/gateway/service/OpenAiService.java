@@ -102,7 +102,8 @@ public final class OpenAiService {
 
     /**
      * {@code POST /tokenize} (vLLM's extension): the prompt's token ids as generation would see them, with the
-     * model's context length: {@code {"count":n,"max_model_len":c,"tokens":[…]}}.
+     * model's context length as its workers advertise it: {@code {"count":n,"max_model_len":c,"tokens":[…]}}
+     * ({@code max_model_len} absent while no worker serves the model).
      *
      * @throws ApiException 401/429 from the key check, 404 for an unknown model, 400 for a bad body
      */
@@ -114,7 +115,7 @@ public final class OpenAiService {
                 : served.preprocessor().chat(tokenize.messages(), null);
         ObjectNode root = Json.object();
         root.put("count", ids.length);
-        root.put("max_model_len", served.endpoint().contextLength());
+        served.endpoint().context().tokens().ifPresent(context -> root.put("max_model_len", context));
         ArrayNode tokens = root.putArray("tokens");
         for (int id : ids) {
             tokens.add(id);

@@ -64,7 +64,7 @@ class ApproximateKvPolicyTest {
     }
 
     private WorkerInstance choose(int[] prompt) {
-        return policy.choose(request(prompt), workers, idle).block(Duration.ofSeconds(10));
+        return policy.choose(request(prompt), workers, idle).block(Duration.ofSeconds(10)).worker();
     }
 
     private static GenerateRequest request(int[] prompt) {

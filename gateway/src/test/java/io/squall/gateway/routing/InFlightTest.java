@@ -2,6 +2,7 @@ package io.squall.gateway.routing;
 
 import io.squall.functions.discovery.InstanceId;
 import io.squall.functions.discovery.LoadReport;
+import io.squall.functions.discovery.ServedModel;
 import io.squall.functions.discovery.WorkerInstance;
 import io.squall.functions.discovery.WorkerRole;
 import org.junit.jupiter.api.Test;
@@ -13,7 +14,7 @@ class InFlightTest {
     private static final InstanceId ID = new InstanceId("ns", "worker", "generate", 1);
 
     private static WorkerInstance reporting(int sequences, int usedBlocks) {
-        return new WorkerInstance(ID, WorkerRole.AGGREGATED, "m", "127.0.0.1", 1, 2, 64,
+        return new WorkerInstance(ID, WorkerRole.AGGREGATED, ServedModel.of("m", 4096, 16), "127.0.0.1", 1, 2, 64,
                 new LoadReport(sequences, 0, 100 - usedBlocks, 100, 0));
     }
 

@@ -5,6 +5,7 @@ import io.squall.functions.discovery.DiscoveryEvent;
 import io.squall.functions.discovery.InstanceId;
 import io.squall.functions.discovery.LoadReport;
 import io.squall.functions.discovery.Registration;
+import io.squall.functions.discovery.ServedModel;
 import io.squall.functions.discovery.WorkerInstance;
 import io.squall.functions.discovery.WorkerRole;
 import io.squall.functions.discovery.traffic.TrafficRecorder;
@@ -24,7 +25,7 @@ import static org.assertj.core.api.Assertions.within;
 class ClusterObserverTest {
 
     private static WorkerInstance worker(long n, WorkerRole role, int active, int free) {
-        return new WorkerInstance(new InstanceId("ns", "worker", "generate", n), role, "m", "127.0.0.1", 1000 + (int) n,
+        return new WorkerInstance(new InstanceId("ns", "worker", "generate", n), role, ServedModel.of("m", 4096, 16), "127.0.0.1", 1000 + (int) n,
                 2000, 64, new LoadReport(active, 1, free, 100, 0));
     }
 
