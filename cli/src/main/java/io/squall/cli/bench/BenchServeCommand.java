@@ -2,6 +2,7 @@ package io.squall.cli.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import io.squall.kvgrid.hash.BlockHasher;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -91,8 +92,8 @@ public final class BenchServeCommand implements Callable<Integer> {
             + "(the load itself) (default: ${DEFAULT-VALUE})")
     double rateScale;
 
-    @Option(names = "--kv-block-size", defaultValue = "16", description = "the workers' KV block size in tokens, for "
-            + "the cache-hit ceiling (default: ${DEFAULT-VALUE})")
+    @Option(names = "--kv-block-size", defaultValue = "" + BlockHasher.DEFAULT_BLOCK_SIZE, description = "the workers' "
+            + "KV block size in tokens (as they advertise it), for the cache-hit ceiling (default: ${DEFAULT-VALUE})")
     int kvBlockSize;
 
     @Option(names = "--api-key", description = "API key to send as a bearer token")

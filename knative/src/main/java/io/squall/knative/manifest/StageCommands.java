@@ -63,6 +63,9 @@ final class StageCommands {
         Engine engine = worker.engine();
         add(args, "--max-sequences", engine.maxSequences());
         add(args, "--context", engine.context());
+        if (graph.model().servedName() != null) { // the id workers advertise is the one the gateway routes by
+            add(args, "--served-model-name", graph.model().servedName());
+        }
         if (engine.kernels() != null) {
             add(args, "--kernels", engine.kernels());
         }

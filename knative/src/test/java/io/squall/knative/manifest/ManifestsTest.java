@@ -121,6 +121,10 @@ class ManifestsTest {
         assertThat(String.join(" ", container(manifests, "squall-disagg-decode").getArgs()))
                 .contains("--kv-host-bytes 2147483648 --kv-disk-dir /var/lib/squall/kv --kv-disk-bytes 8589934592")
                 .contains("--disagg-min-tokens 512 --prefill-max-queue 4");
+        for (String name : List.of("squall-disagg-gateway", "squall-disagg-prefill", "squall-disagg-decode")) {
+            assertThat(String.join(" ", container(manifests, name).getArgs())).as("%s: the model id the gateway routes "
+                    + "by is the one its workers advertise", name).contains("--served-model-name qwen2.5-0.5b-instruct");
+        }
         assertThat(container(manifests, "squall-disagg-decode").getEnv())
                 .anySatisfy(e -> assertThat(e.getName() + "=" + e.getValue()).isEqualTo("JAVA_TOOL_OPTIONS=-Xmx2g"));
         assertThat(String.join(" ", container(manifests, "squall-disagg-planner").getArgs()))
