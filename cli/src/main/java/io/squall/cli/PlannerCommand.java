@@ -1,5 +1,6 @@
 package io.squall.cli;
 
+import io.squall.cli.model.ModelSpec;
 import io.squall.scheduler.PlannerConfig;
 import io.squall.knative.graph.Graph;
 import io.squall.knative.graph.GraphYaml;
@@ -53,8 +54,9 @@ final class PlannerCommand implements Callable<Integer> {
             + "aggregated pool, or what --graph says)")
     boolean disaggregated;
 
-    @Option(names = "--model", description = "local connector: the GGUF file its workers serve")
-    Path model;
+    @Option(names = "--model", converter = ModelArgument.class, description = "local connector: what its workers "
+            + "serve; " + ModelArgument.DESCRIPTION)
+    ModelSpec model;
 
     @Option(names = "--worker-arg", description = "local connector: one more argument for every worker it starts "
             + "(repeat for each), e.g. --worker-arg=--kv-blocks --worker-arg=2048")
@@ -103,7 +105,7 @@ final class PlannerCommand implements Callable<Integer> {
         List<String> args = new ArrayList<>();
         if (model != null) {
             args.add("--model");
-            args.add(model.toAbsolutePath().toString());
+            args.add(ModelArgument.file(model).toAbsolutePath().toString()); // downloaded once, not by every worker
         }
         args.addAll(engine.asArguments());
         args.addAll(clusterSecret.asArguments());

@@ -1,5 +1,6 @@
 package io.squall.cli;
 
+import io.squall.cli.model.ModelSpec;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.squall.cli.bench.HttpTarget;
@@ -58,8 +59,9 @@ final class PlannerSimulateCommand implements Callable<Integer> {
     @Option(names = "--rate-scale", defaultValue = "1", description = "multiplies the trace's arrival rate (default: ${DEFAULT-VALUE})")
     double rateScale;
 
-    @Option(names = "--model", description = "GGUF file whose vocabulary the mock workers use (default: the demo model's)")
-    Path model;
+    @Option(names = "--model", converter = ModelArgument.class, description = ModelArgument.DESCRIPTION
+            + ", whose vocabulary the mock workers use (default: the demo model's)")
+    ModelSpec model;
 
     @Option(names = "--disaggregated", description = "a prefill and a decode pool (default: one aggregated pool)")
     boolean disaggregated;
@@ -91,7 +93,7 @@ final class PlannerSimulateCommand implements Callable<Integer> {
         Profile profile = ProfileFiles.read(engine.profile);
         stage.defaultsFrom(profile);
         PlannerConfig config = planner.config(disaggregated);
-        Path vocabulary = model != null ? model : DemoModel.ensure();
+        Path vocabulary = model != null ? ModelArgument.file(model) : DemoModel.ensure();
         MockEngine mock = engine.mockEngine(vocabulary);
         double speedup = engine.speedup;
         Cluster cluster = Cluster.join("127.0.0.1", 0, null);

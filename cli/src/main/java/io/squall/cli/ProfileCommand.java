@@ -1,5 +1,6 @@
 package io.squall.cli;
 
+import io.squall.cli.model.ModelSpec;
 import io.squall.cli.bench.WorkerProfiler;
 import io.squall.functions.engine.batch.BatchConfig;
 import io.squall.functions.engine.mock.StepTimingFit;
@@ -12,7 +13,6 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDate;
 import java.util.List;
@@ -31,8 +31,8 @@ final class ProfileCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--model", required = true, description = "GGUF model file")
-    Path model;
+    @Option(names = "--model", required = true, converter = ModelArgument.class, description = ModelArgument.DESCRIPTION)
+    ModelSpec model;
 
     @CommandLine.Mixin
     EngineOptions engine;
@@ -74,12 +74,10 @@ final class ProfileCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (!Files.isRegularFile(model)) {
-            throw new IllegalArgumentException("--model " + model + " is not a file");
-        }
+        Path file = ModelArgument.file(model);
         stage.defaultsFrom(engine.profileIfMock());
         BatchConfig batch = stage.batch();
-        ModelSource source = engine.mock() ? ModelSource.of(engine.mockEngine(model)) : ModelSource.file(model);
+        ModelSource source = engine.mock() ? ModelSource.of(engine.mockEngine(file)) : ModelSource.file(file);
         WorkerProfiler.Measurements measured;
         String modelName;
         try (Engine opened = source.open()) {

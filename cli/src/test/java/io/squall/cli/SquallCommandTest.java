@@ -7,6 +7,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 
 import static io.squall.cli.CliRun.squall;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -95,6 +96,15 @@ class SquallCommandTest {
             CliRun badOption = squall("serve", "--model", model.toString(), option[0], option[1]);
             assertThat(badOption.exitCode()).as(option[0]).isNotZero();
             assertThat(badOption.err()).as(option[0]).contains(option[2]);
+        }
+
+        for (String[] command : new String[][] {{"bench", "profile"}, {"planner", "simulate"}, {"planner"}, {"worker"}}) {
+            String[] args = Arrays.copyOf(command, command.length + 2);
+            args[command.length] = "--model";
+            args[command.length + 1] = "hf:owner-only";
+            CliRun badName = squall(args);
+            assertThat(badName.exitCode()).as(String.join(" ", command)).isNotZero();
+            assertThat(badName.err()).as("every --model takes the same forms").contains("hf:OWNER/REPO/FILE.gguf");
         }
 
         CliRun noInput = squall("run", "--model", model.toString());
