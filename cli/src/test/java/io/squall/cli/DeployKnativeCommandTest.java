@@ -7,6 +7,8 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.squall.gateway.routing.Routers;
+import io.squall.knative.graph.Graph;
 import io.squall.knative.manifest.Manifests;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -16,6 +18,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -121,6 +124,13 @@ class DeployKnativeCommandTest {
 
         assertThat(outcome.exitCode()).isEqualTo(2);
         assertThat(outcome.err()).contains("mutually exclusive");
+    }
+
+    /** A graph offers exactly the routers the gateway has, by the names {@code --router} takes. */
+    @Test
+    void theGraphsRouterPoliciesAreTheGatewaysRouters() {
+        assertThat(Graph.Router.POLICIES).containsExactlyInAnyOrderElementsOf(
+                Arrays.stream(Routers.values()).map(Routers::cliName).toList());
     }
 
     /** Every stage's command line in the example graphs is one the {@code squall} commands accept. */

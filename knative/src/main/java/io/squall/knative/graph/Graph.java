@@ -99,14 +99,14 @@ public record Graph(String name, String namespace, Model model, Platform platfor
     /**
      * The gateway's routing policy (see {@code docs/routing.md}).
      *
-     * @param policy {@code kv}, {@code round-robin}, {@code random} or {@code least-loaded}
+     * @param policy {@code kv}, {@code kv-approx}, {@code round-robin}, {@code random} or {@code least-loaded}
      * @param overlapWeight kv only: weight of prefill work against decode load, &ge; 0
      * @param temperature kv only: 0 picks the cheapest worker, above 0 samples by a softmax of the costs
      */
     public record Router(String policy, double overlapWeight, double temperature) {
 
         /** The policies the gateway knows, by their command-line names. */
-        public static final List<String> POLICIES = List.of("kv", "round-robin", "random", "least-loaded");
+        public static final List<String> POLICIES = List.of("kv", "kv-approx", "round-robin", "random", "least-loaded");
 
         public Router {
             if (!POLICIES.contains(policy)) {
