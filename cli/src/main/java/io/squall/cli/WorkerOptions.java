@@ -70,7 +70,7 @@ final class WorkerOptions {
 
     @Option(names = "--kv-g4", defaultValue = "peers", converter = G4Name.class,
             description = "G4, beyond the worker's own memory and disk: peers (other workers' G2/G3, fetched over kv.fetch) "
-                    + "or grid (the Hazelcast grid: every worker copies its evicted blocks there and onboards from it) "
+                    + "or grid (the Hazelcast grid: every worker copies its committed blocks there and onboards from it) "
                     + "(default: ${DEFAULT-VALUE})")
     G4 g4;
 

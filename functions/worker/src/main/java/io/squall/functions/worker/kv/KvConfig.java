@@ -52,7 +52,7 @@ public record KvConfig(int blocks, int blockSize, long hostBytes, Path diskDir, 
      * The G4 tier: blocks held beyond this worker's own memory and disk.
      *
      * @param store makes the store for a page size in bytes
-     * @param receivesEvictions whether blocks evicted from G1 are copied to it too (the shared grid), or it is
+     * @param receivesEvictions whether this worker's blocks are copied to it too, once committed (the shared grid), or it is
      *     read-only here (other workers' tiers, filled by their own offloads)
      */
     public record G4(LongFunction<BlockStore> store, boolean receivesEvictions) {
@@ -94,8 +94,8 @@ public record KvConfig(int blocks, int blockSize, long hostBytes, Path diskDir, 
 
     /**
      * As {@link #open(KvLayout, WorkerId, Consumer, KvStats)}, with blocks named by {@code hasher} (a worker's
-     * is salted per model) and a G4 tier: onboards read from it after the local tiers, and evicted blocks are
-     * copied to it when it {@linkplain G4#receivesEvictions() receives evictions}.
+     * is salted per model) and a G4 tier: onboards read from it after the local tiers, and committed blocks are
+     * copied to it when it {@linkplain G4#receivesEvictions() receives them}.
      *
      * @param g4 the G4 tier, or {@code null} for none
      */
