@@ -85,16 +85,16 @@ class ClusterGatewayIT {
         HazelcastInstance member = ClusterFixtures.member("gateway-closed-it-");
         WorkerApplication worker = null;
         try (HazelcastDiscovery discovery = new HazelcastDiscovery(member, DiscoveryConfig.defaults());
-             RoutedGenerateService trusted = new RoutedGenerateService(discovery.discovery(), Routers.ROUND_ROBIN.policy(null), secret);
-             RoutedGenerateService stranger = new RoutedGenerateService(discovery.discovery(), Routers.ROUND_ROBIN.policy(null));
+             RoutedGenerateService trusted = new RoutedGenerateService(discovery.discovery(), "m", Routers.ROUND_ROBIN.policy(null), secret);
+             RoutedGenerateService stranger = new RoutedGenerateService(discovery.discovery(), "m", Routers.ROUND_ROBIN.policy(null));
              GgufFile file = GgufFile.open(model)) {
             worker = WorkerApplication.start(WorkerConfig.loopback(WorkerRole.AGGREGATED, BatchConfig.defaults(),
-                    KvConfig.inMemory(64)).withClusterSecret(secret), ModelSource.file(model), discovery.discovery());
+                    KvConfig.inMemory(64)).withClusterSecret(secret).withServedModelName("m"), ModelSource.file(model), discovery.discovery());
             worker.worker().ready().get(60, TimeUnit.SECONDS);
             try (GatewayServer withSecret = GatewayServer.start(GatewayConfig.loopback(),
-                         Map.of("m", ModelEndpoint.fromGguf(file.metadata(), trusted)));
+                         Map.of("m", ModelEndpoint.fromGguf(file.metadata(), trusted, trusted)));
                  GatewayServer without = GatewayServer.start(GatewayConfig.loopback(),
-                         Map.of("m", ModelEndpoint.fromGguf(file.metadata(), stranger)))) {
+                         Map.of("m", ModelEndpoint.fromGguf(file.metadata(), stranger, stranger)))) {
                 HttpResponse<String> refused = Http.to(without).post("/v1/chat/completions", CHAT);
                 assertThat(refused.statusCode()).as(refused.body()).isGreaterThanOrEqualTo(500);
                 assertThat(worker.worker().stats().generatedTokens()).isZero();

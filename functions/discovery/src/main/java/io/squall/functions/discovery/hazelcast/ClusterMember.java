@@ -68,6 +68,11 @@ public final class ClusterMember implements AutoCloseable {
      * joins only members that hold the same secret (Hazelcast refuses a join request whose cluster name differs),
      * and a member without it cannot join this one.
      */
+    public static ClusterMember join(String name, ClusterSecret secret, String host, int port, String join) {
+        return join(name, secret, host, port, join, DEFAULT_G4_BLOCKS_PER_MEMBER);
+    }
+
+    /** As {@link #join(String, ClusterSecret, String, int, String)}, holding at most {@code g4Blocks} G4 blocks. */
     public static ClusterMember join(String name, ClusterSecret secret, String host, int port, String join, int g4Blocks) {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(secret, "secret");
