@@ -8,7 +8,6 @@ import io.squall.cli.bench.LinePlot;
 import io.squall.cli.bench.MooncakeTrace;
 import io.squall.cli.bench.Report;
 import io.squall.cli.bench.TraceReplay;
-import io.squall.cli.bench.BenchRequest;
 import io.squall.functions.worker.MockEngine;
 import io.squall.scheduler.Decision;
 import io.squall.scheduler.Planner;
@@ -114,18 +113,7 @@ final class PlannerSimulateCommand implements Callable<Integer> {
             loop.start(speedup);
             try (HttpTarget target = new HttpTarget(URI.create("http://127.0.0.1:" + front.server().httpPort()), "mock", null)) {
                 MooncakeTrace replay = MooncakeTrace.read(trace, traceBlockSize, MooncakeTrace.alphabet(target), seed);
-                run = new TraceReplay(target, speedup * rateScale, profile.worker().blockSize()).run(
-                        new TraceReplay.Schedule() {
-                            @Override
-                            public int size() {
-                                return replay.entries().size();
-                            }
-
-                            @Override
-                            public long atMillis(int index) {
-                                return replay.entries().get(index).timestampMs();
-                            }
-                        }, i -> BenchRequest.tokens(replay.prompt(i), replay.entries().get(i).outputLength()));
+                run = replay.replay(new TraceReplay(target, speedup * rateScale, profile.worker().blockSize()));
             } finally {
                 loop.close();
             }

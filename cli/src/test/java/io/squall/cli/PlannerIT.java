@@ -76,17 +76,8 @@ class PlannerIT {
                 }
                 at.add(23000L);
                 SplittableRandom random = new SplittableRandom(4);
-                run = new TraceReplay(target, 1, 16).run(new TraceReplay.Schedule() {
-                    @Override
-                    public int size() {
-                        return at.size();
-                    }
-
-                    @Override
-                    public long atMillis(int index) {
-                        return at.get(index);
-                    }
-                }, i -> BenchRequest.tokens(random.ints(INPUT, 3, 250).toArray(), OUTPUT));
+                run = new TraceReplay(target, 1, 16).run(TraceReplay.Schedule.of(at.stream().mapToLong(Long::longValue).toArray()),
+                        i -> BenchRequest.tokens(random.ints(INPUT, 3, 250).toArray(), OUTPUT));
             } finally {
                 loop.close();
             }

@@ -121,19 +121,7 @@ public final class BenchServeCommand implements Callable<Integer> {
             String title;
             if (trace != null && MooncakeTrace.recognises(trace)) {
                 MooncakeTrace replay = MooncakeTrace.read(trace, traceBlockSize, MooncakeTrace.alphabet(target), seed);
-                TraceReplay.Schedule schedule = new TraceReplay.Schedule() {
-                    @Override
-                    public int size() {
-                        return replay.entries().size();
-                    }
-
-                    @Override
-                    public long atMillis(int index) {
-                        return replay.entries().get(index).timestampMs();
-                    }
-                };
-                run = new TraceReplay(target, speedup * rateScale, kvBlockSize).run(schedule,
-                        i -> BenchRequest.tokens(replay.prompt(i), replay.entries().get(i).outputLength()));
+                run = replay.replay(new TraceReplay(target, speedup * rateScale, kvBlockSize));
                 title = "squall bench serve: " + trace.getFileName() + " x" + rateScale + " rate";
             } else {
                 Workload workload = trace != null ? Workload.trace(trace)

@@ -134,6 +134,12 @@ public final class MooncakeTrace {
         return entries;
     }
 
+    /** Sends every request of the trace, open loop, at its timestamp (scaled by {@code replay}). */
+    public Report.Run replay(TraceReplay replay) throws InterruptedException {
+        long[] at = entries.stream().mapToLong(Entry::timestampMs).toArray();
+        return replay.run(TraceReplay.Schedule.of(at), i -> BenchRequest.tokens(prompt(i), entries.get(i).outputLength()));
+    }
+
     /**
      * The prompt of request {@code index}: its hash ids' blocks in order, cut to its input length; tokens past its
      * last block (a trace that lists fewer blocks than its length needs) are unique to the request.

@@ -25,6 +25,21 @@ public final class TraceReplay {
 
         /** Request {@code index}'s arrival, in ms from the start of the trace; non-decreasing in the index. */
         long atMillis(int index);
+
+        /** Arrivals at {@code millis} (not copied: the caller must not change them). */
+        static Schedule of(long... millis) {
+            return new Schedule() {
+                @Override
+                public int size() {
+                    return millis.length;
+                }
+
+                @Override
+                public long atMillis(int index) {
+                    return millis[index];
+                }
+            };
+        }
     }
 
     private final Target target;

@@ -51,19 +51,6 @@ class TraceReplayTest {
         }
     }
 
-    private static TraceReplay.Schedule at(long... millis) {
-        return new TraceReplay.Schedule() {
-            @Override
-            public int size() {
-                return millis.length;
-            }
-
-            @Override
-            public long atMillis(int index) {
-                return millis[index];
-            }
-        };
-    }
 
     @Test
     void sendsOpenLoopWithoutWaitingForEarlierRequestsToFinish() throws Exception {
@@ -77,7 +64,7 @@ class TraceReplayTest {
                 Thread.currentThread().interrupt();
             }
         });
-        Report.Run run = new TraceReplay(target, 1, 4).run(at(0, 0, 10, 20), i -> BenchRequest.tokens(new int[] {i + 1, 2, 3}, 2));
+        Report.Run run = new TraceReplay(target, 1, 4).run(TraceReplay.Schedule.of(0, 0, 10, 20), i -> BenchRequest.tokens(new int[] {i + 1, 2, 3}, 2));
         release.join();
         // every request reached the server while none had been answered: arrivals do not wait for completions
         assertThat(target.arrived.get()).isEqualTo(4);
@@ -89,7 +76,7 @@ class TraceReplayTest {
         HeldTarget target = new HeldTarget(3);
         target.release.countDown();
         long[] millis = {0, 40, 80};
-        Report.Run run = new TraceReplay(target, 4, 4).run(at(millis), i -> BenchRequest.tokens(new int[] {i, 1}, 1));
+        Report.Run run = new TraceReplay(target, 4, 4).run(TraceReplay.Schedule.of(millis), i -> BenchRequest.tokens(new int[] {i, 1}, 1));
         for (int i = 0; i < 3; i++) {
             assertThat(run.results().get(i).sentNanos()).isGreaterThanOrEqualTo(millis[i] * 1_000_000 / 4);
             assertThat(run.results().get(i).lagNanos()).isNotNegative();
@@ -101,7 +88,7 @@ class TraceReplayTest {
         HeldTarget target = new HeldTarget(2);
         target.release.countDown();
         int[] prompt = java.util.stream.IntStream.range(0, 9).toArray();
-        Report.Run run = new TraceReplay(target, 1, 4).run(at(0, 1), i -> BenchRequest.tokens(prompt, 1));
+        Report.Run run = new TraceReplay(target, 1, 4).run(TraceReplay.Schedule.of(0, 1), i -> BenchRequest.tokens(prompt, 1));
         assertThat(run.results()).extracting(Report.Result::ceilingTokens).containsExactly(0, 8);
     }
 }
