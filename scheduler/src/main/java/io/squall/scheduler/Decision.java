@@ -25,11 +25,13 @@ public record Decision(Observation observed, Prediction predicted, Map<Pool, Poo
      * @param inputTokens       mean prompt length
      * @param outputTokens      mean output length
      * @param cacheHitRatio     share of prompt tokens expected from cache
+     * @param prefillCv2        squared coefficient of variation of the prompt tokens computed per request (0 when
+     *                          unknown)
      * @param prefillCorrection observed over expected TTFT (1 when unknown)
      * @param decodeCorrection  observed over expected ITL (1 when unknown)
      */
     public record Prediction(double requestsPerSecond, double inputTokens, double outputTokens, double cacheHitRatio,
-                             double prefillCorrection, double decodeCorrection) {
+                             double prefillCv2, double prefillCorrection, double decodeCorrection) {
     }
 
     /**

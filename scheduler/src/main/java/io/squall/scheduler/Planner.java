@@ -42,6 +42,7 @@ public final class Planner {
     private final LoadPredictor input;
     private final LoadPredictor output;
     private double cacheHit = Double.NaN;
+    private double prefillCv2 = Double.NaN;
     private double prefillCorrection = 1;
     private double decodeCorrection = 1;
     private final Map<Pool, Integer> targets = new EnumMap<>(Pool.class);
@@ -71,19 +72,66 @@ public final class Planner {
         rate.observe(traffic.requestsPerSecond());
         input.observe(traffic.inputTokens());
         output.observe(traffic.outputTokens());
-        if (!Double.isNaN(traffic.cacheHitRatio())) {
-            cacheHit = Double.isNaN(cacheHit) ? traffic.cacheHitRatio() : smooth(cacheHit, traffic.cacheHitRatio());
-        }
+        cacheHit = smoothKnown(cacheHit, traffic.cacheHitRatio());
+        prefillCv2 = smoothKnown(prefillCv2, traffic.prefillCv2());
         if (sla != null) {
             correct(observed);
         }
-        Prediction prediction = new Prediction(rate.predict(), input.predict(), output.predict(), cacheHit,
+        Prediction prediction = new Prediction(rate.predict(), input.predict(), output.predict(), cacheHit, prefillCv2,
                 prefillCorrection, decodeCorrection);
         Map<Pool, Double> demand = new EnumMap<>(Pool.class);
         for (Pool pool : config.pools().keySet()) {
             demand.put(pool, demand(pool, prediction, observed.pool(pool)));
         }
         return new Decision(observed, prediction, settle(demand, current, observed));
+    }
+
+    /**
+     * Between two intervals: grows a pool at once when the interval so far shows it short, so a burst does not wait
+     * for the interval's end. Short means the pool's workers are full or queueing (the load-mode rule), or the
+     * targets are being missed (p90 TTFT or ITL so far above them) and the traffic so far, sized as an interval's
+     * would be (as observed, no prediction; lengths fall back on the predicted ones while no request has finished),
+     * needs more workers than the target. A few seconds of traffic are too noisy to size from otherwise. Never
+     * shrinks a pool and leaves the predictors and corrections alone.
+     *
+     * @return the decision when a pool grows, else null
+     */
+    public Decision urgent(Observation soFar, Map<Pool, Replicas> current) {
+        Traffic traffic = soFar.traffic();
+        Prediction now = new Prediction(traffic.requestsPerSecond(), orElse(traffic.inputTokens(), input.predict()),
+                orElse(traffic.outputTokens(), output.predict()), smoothKnown(cacheHit, traffic.cacheHitRatio()),
+                smoothKnown(prefillCv2, traffic.prefillCv2()), prefillCorrection, decodeCorrection);
+        boolean missing = traffic.ttftP90Ms() > config.slo().ttftMs() || traffic.itlP90Ms() > config.slo().itlMs();
+        Map<Pool, PoolPlan> plans = new EnumMap<>(Pool.class);
+        boolean grows = false;
+        for (Pool pool : config.pools().keySet()) {
+            PoolLoad workers = soFar.pool(pool);
+            double byTraffic = missing && config.mode() == PlannerConfig.Mode.SLA ? demand(pool, now, workers)
+                    : Double.NaN;
+            double needed = Math.max(Double.isNaN(byTraffic) ? 0 : byTraffic, load.demand(workers));
+            Replicas replicas = current.getOrDefault(pool, Replicas.none());
+            int previous = targets.getOrDefault(pool, Math.max(replicas.target(), replicas.current()));
+            int desired = Math.min(config.pools().get(pool).max(), (int) Math.ceil(needed - 1e-9));
+            int target = Math.max(previous, desired);
+            if (target > previous) {
+                grows = true;
+                wantedLess.get(pool).clear();
+            }
+            plans.put(pool, new PoolPlan(replicas.current(), replicas.ready(), needed, desired, target,
+                    target > previous ? "urgent scale up" : "steady"));
+        }
+        if (!grows) {
+            return null;
+        }
+        Map<Pool, Integer> wanted = new EnumMap<>(Pool.class);
+        plans.forEach((pool, plan) -> wanted.put(pool, plan.target()));
+        Map<Pool, Integer> budgeted = withinBudget(wanted);
+        plans.replaceAll((pool, plan) -> {
+            targets.put(pool, budgeted.get(pool));
+            return new PoolPlan(plan.current(), plan.ready(), plan.demand(), plan.desired(), budgeted.get(pool),
+                    plan.reason());
+        });
+        return new Decision(soFar, now, plans);
     }
 
     private double demand(Pool pool, Prediction prediction, PoolLoad workers) {
@@ -110,7 +158,7 @@ public final class Planner {
         PoolLoad prefillers = observed.pool(config.disaggregated() ? Pool.PREFILL : Pool.AGGREGATED);
         PoolLoad decoders = observed.pool(config.disaggregated() ? Pool.DECODE : Pool.AGGREGATED);
         double expectedTtft = sla.expectedTtftMs(traffic.requestsPerSecond(), traffic.inputTokens(),
-                traffic.cacheHitRatio(), prefillers.ready());
+                traffic.cacheHitRatio(), traffic.prefillCv2(), prefillers.ready());
         if (!Double.isNaN(traffic.ttftMs()) && Double.isFinite(expectedTtft)) {
             prefillCorrection = smooth(prefillCorrection, clamp(traffic.ttftMs() / expectedTtft));
         }
@@ -194,6 +242,18 @@ public final class Planner {
             left--;
         }
         return cut;
+    }
+
+    /** {@code latest} folded into {@code previous}; either alone when the other is unknown (NaN). */
+    private static double smoothKnown(double previous, double latest) {
+        if (Double.isNaN(latest)) {
+            return previous;
+        }
+        return Double.isNaN(previous) ? latest : smooth(previous, latest);
+    }
+
+    private static double orElse(double value, double fallback) {
+        return Double.isNaN(value) ? fallback : value;
     }
 
     private static double smooth(double previous, double latest) {

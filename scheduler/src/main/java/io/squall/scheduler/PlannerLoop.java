@@ -20,11 +20,14 @@ import java.util.function.Consumer;
 /**
  * The planner at work: every interval it observes the cluster, lets the {@link Planner} decide, hands changed targets
  * to the {@link ScalingConnector}, logs the decision with its inputs and tells the listener (metrics, a simulation's
- * record). A failed scaling call is logged and retried the next interval. Runs on one thread of its own.
+ * record). Between intervals, {@value #CHECKS_PER_INTERVAL} times an interval once a third of it has passed, it
+ * checks the interval so far ({@link Planner#urgent}) and grows a pool at once that a burst has outgrown. A failed
+ * scaling call is logged and retried the next interval. Runs on one thread of its own.
  */
 public final class PlannerLoop implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(PlannerLoop.class);
+    static final int CHECKS_PER_INTERVAL = 6;
 
     private final Planner planner;
     private final ClusterObserver observer;
@@ -51,35 +54,70 @@ public final class PlannerLoop implements AutoCloseable {
     public PlannerLoop start(double timeScale) {
         long period = Math.max(1, Math.round(config.interval().toNanos() / timeScale));
         thread.scheduleAtFixedRate(this::tick, period, period, TimeUnit.NANOSECONDS);
+        long check = Math.max(1, period / CHECKS_PER_INTERVAL);
+        thread.scheduleAtFixedRate(this::check, check, check, TimeUnit.NANOSECONDS);
         return this;
+    }
+
+    /**
+     * Between intervals: grows the pools the interval so far has outgrown, once a third of it has passed (less
+     * traffic than that is too little to size from). Public for tests.
+     *
+     * @return the decision when a pool grew, else null
+     */
+    public Decision check() {
+        try {
+            if (observer.intervalSoFarSeconds() < config.interval().toNanos() / 3e9) {
+                return null;
+            }
+            Map<Pool, Replicas> current = currentReplicas();
+            Decision decision = planner.urgent(observer.peek(), current);
+            if (decision != null) {
+                apply(decision, current);
+            }
+            return decision;
+        } catch (RuntimeException e) {
+            LOG.error("planner: the check between intervals failed", e);
+            return null;
+        }
     }
 
     /** One interval: observe, decide, scale, report. Public for tests and for a simulation that steps it. */
     public Decision tick() {
         try {
             Observation observed = observer.observe();
-            Map<Pool, Replicas> current = new EnumMap<>(Pool.class);
-            for (Pool pool : config.pools().keySet()) {
-                current.put(pool, connector.replicas(pool));
-            }
+            Map<Pool, Replicas> current = currentReplicas();
             Decision decision = planner.plan(observed, current);
-            for (Map.Entry<Pool, PoolPlan> entry : decision.pools().entrySet()) {
-                if (entry.getValue().target() != current.get(entry.getKey()).target()) {
-                    try {
-                        connector.scale(entry.getKey(), entry.getValue().target());
-                    } catch (RuntimeException e) {
-                        LOG.warn("planner: scaling {} to {} through {} failed; retrying next interval: {}", entry.getKey(),
-                                entry.getValue().target(), connector.name(), e.getMessage());
-                    }
-                }
-            }
-            LOG.info(describe(decision));
-            listener.accept(decision);
+            apply(decision, current);
             return decision;
         } catch (RuntimeException e) {
             LOG.error("planner: the interval failed", e);
             return null;
         }
+    }
+
+    private Map<Pool, Replicas> currentReplicas() {
+        Map<Pool, Replicas> current = new EnumMap<>(Pool.class);
+        for (Pool pool : config.pools().keySet()) {
+            current.put(pool, connector.replicas(pool));
+        }
+        return current;
+    }
+
+    /** Hands the changed targets to the connector, logs the decision and tells the listener. */
+    private void apply(Decision decision, Map<Pool, Replicas> current) {
+        for (Map.Entry<Pool, PoolPlan> entry : decision.pools().entrySet()) {
+            if (entry.getValue().target() != current.get(entry.getKey()).target()) {
+                try {
+                    connector.scale(entry.getKey(), entry.getValue().target());
+                } catch (RuntimeException e) {
+                    LOG.warn("planner: scaling {} to {} through {} failed; retrying next interval: {}", entry.getKey(),
+                            entry.getValue().target(), connector.name(), e.getMessage());
+                }
+            }
+        }
+        LOG.info(describe(decision));
+        listener.accept(decision);
     }
 
     /** One line: what was observed, what is predicted, and per pool the demand, desired and target replicas. */

@@ -5,6 +5,7 @@ import io.squall.scheduler.observe.PoolLoad;
 import io.squall.scheduler.observe.Traffic;
 import io.squall.scheduler.profile.Profile;
 import io.squall.scheduler.sizing.PerformanceModel;
+import io.squall.scheduler.sizing.SlaSizer;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -69,7 +70,7 @@ public class PlannerTest {
             });
             int decoders = replicas.getOrDefault(Pool.DECODE, replicas.getOrDefault(Pool.AGGREGATED, 1));
             double itl = MODEL.itlMs(Math.max(1, lambda * 128 * 0.020 / decoders), 512 + 64);
-            Traffic traffic = new Traffic(lambda, 512, 128, 0, 150, 200, itl, itl * 1.2, Math.round(lambda * 10), 0);
+            Traffic traffic = new Traffic(lambda, 512, 128, 0, 0, 150, 200, itl, itl * 1.2, Math.round(lambda * 10), 0);
             Decision decision = planner.plan(new Observation(i * 10.0, traffic, pools), current);
             decisions.add(decision);
             decision.pools().forEach((pool, plan) -> replicas.put(pool, plan.target()));
@@ -88,8 +89,9 @@ public class PlannerTest {
         // decode: 20 req/s × 128 tokens at 576 tokens of context within 25 ms per token
         double perWorker = MODEL.decodeTokensPerSecond(25, 576);
         assertThat(target(settled, Pool.DECODE)).isGreaterThanOrEqualTo((int) Math.ceil(20 * 128 / perWorker));
-        // prefill: 20 × 512 tokens/s; at 60 ms a prompt and a 400 ms target, M/D/1 allows ρ = 2·340/(2·340 + 60)
-        double rho = 2 * 340.0 / (2 * 340 + 60);
+        // prefill: 20 × 512 tokens/s of 60 ms prompts, all alike, at the utilisation that meets a 400 ms p90
+        double rho = new SlaSizer(MODEL, SLO).utilisation(60, 0);
+        assertThat(rho).isBetween(0.5, 0.95);
         assertThat(target(settled, Pool.PREFILL))
                 .isGreaterThanOrEqualTo((int) Math.ceil(20 * 512 / (MODEL.prefillTokensPerSecond(512) * rho)));
         // and the capacity chosen is not wasteful: within one worker of the demand
@@ -169,9 +171,9 @@ public class PlannerTest {
         Decision lagging = null;
         for (int i = 0; i < 8; i++) {
             double expectedItl = MODEL.itlMs(20, 576);
-            fine = planner.plan(new Observation(i, new Traffic(10, 512, 128, 0, 100, 120, expectedItl, expectedItl, 100, 0),
-                    pools), current);
-            lagging = slow.plan(new Observation(i, new Traffic(10, 512, 128, 0, 100, 120, 2 * expectedItl,
+            fine = planner.plan(new Observation(i, new Traffic(10, 512, 128, 0, 0, 100, 120, expectedItl, expectedItl,
+                    100, 0), pools), current);
+            lagging = slow.plan(new Observation(i, new Traffic(10, 512, 128, 0, 0, 100, 120, 2 * expectedItl,
                     2 * expectedItl, 100, 0), pools), current);
         }
         assertThat(lagging.predicted().decodeCorrection()).isGreaterThan(1.5);
@@ -192,5 +194,55 @@ public class PlannerTest {
         Observation idle = new Observation(1, Traffic.none(), Map.of(Pool.AGGREGATED, new PoolLoad(5, 1, 0, 0.05)));
         assertThat(target(planner.plan(idle, five), Pool.AGGREGATED)).isEqualTo(5); // hysteresis: one interval below
         assertThat(target(planner.plan(idle, five), Pool.AGGREGATED)).isEqualTo(4);
+    }
+
+    @Test
+    void aBurstWithinAnIntervalGrowsThePoolAtOnceAndOnlyTheIntervalsShrinkIt() {
+        PlannerConfig config = new PlannerConfig(Map.of(Pool.AGGREGATED, new PlannerConfig.Bounds(1, 40)), 40,
+                Duration.ofSeconds(10), SLO, PlannerConfig.Mode.SLA, "kalman", 2);
+        Planner planner = new Planner(config, MODEL);
+        Map<Pool, Replicas> two = Map.of(Pool.AGGREGATED, new Replicas(2, 2, 2));
+        Map<Pool, PoolLoad> calm = Map.of(Pool.AGGREGATED, new PoolLoad(2, 4, 0, 0.1));
+        Decision quiet = planner.plan(new Observation(10, traffic(2), calm), two);
+        int before = target(quiet, Pool.AGGREGATED);
+        assertThat(planner.urgent(new Observation(14, traffic(2), calm), two)).as("the same load").isNull();
+
+        assertThat(planner.urgent(new Observation(15, traffic(40), calm), two))
+                .as("more traffic while the targets are still met").isNull();
+        Decision burst = planner.urgent(new Observation(15, missingTargets(traffic(40)), calm), two);
+        assertThat(burst).isNotNull();
+        assertThat(target(burst, Pool.AGGREGATED)).isGreaterThan(before);
+        assertThat(burst.pools().get(Pool.AGGREGATED).reason()).isEqualTo("urgent scale up");
+        assertThat(planner.urgent(new Observation(16, missingTargets(traffic(0.1)), calm), two)).as("never shrinks")
+                .isNull();
+
+        // the next interval's quieter traffic waits out the hysteresis before taking the workers back
+        Map<Pool, Replicas> grown = Map.of(Pool.AGGREGATED, new Replicas(target(burst, Pool.AGGREGATED),
+                target(burst, Pool.AGGREGATED), target(burst, Pool.AGGREGATED)));
+        assertThat(target(planner.plan(new Observation(20, traffic(2), calm), grown), Pool.AGGREGATED))
+                .isEqualTo(target(burst, Pool.AGGREGATED));
+    }
+
+    @Test
+    void withNoFinishedRequestYetAFullPoolGrowsWithinTheInterval() {
+        PlannerConfig config = new PlannerConfig(Map.of(Pool.AGGREGATED, new PlannerConfig.Bounds(1, 40)), 40,
+                Duration.ofSeconds(10), SLO, PlannerConfig.Mode.SLA, "kalman", 2);
+        Planner planner = new Planner(config, MODEL);
+        Map<Pool, Replicas> one = Map.of(Pool.AGGREGATED, new Replicas(1, 1, 1));
+        Decision full = planner.urgent(new Observation(4, Traffic.none(),
+                Map.of(Pool.AGGREGATED, new PoolLoad(1, 30, 6, 0.97))), one);
+        assertThat(full).isNotNull();
+        assertThat(target(full, Pool.AGGREGATED)).isEqualTo(2);
+    }
+
+    /** {@code t} with its p90 TTFT twice the target. */
+    private static Traffic missingTargets(Traffic t) {
+        return new Traffic(t.requestsPerSecond(), t.inputTokens(), t.outputTokens(), t.cacheHitRatio(), t.prefillCv2(),
+                t.ttftMs(), 2 * SLO.ttftMs(), t.itlMs(), t.itlP90Ms(), t.finished(), t.failed());
+    }
+
+    /** An interval of {@code lambda} requests/s of 512 in, 128 out, at the latencies the profile expects. */
+    private static Traffic traffic(double lambda) {
+        return new Traffic(lambda, 512, 128, 0, 0, 150, 200, 15, 18, Math.round(lambda * 10), 0);
     }
 }

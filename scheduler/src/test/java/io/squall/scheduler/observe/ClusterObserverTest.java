@@ -78,13 +78,26 @@ class ClusterObserverTest {
         assertThat(t.inputTokens()).isCloseTo(700 / 5.0, within(1e-9));
         assertThat(t.outputTokens()).isCloseTo(120 / 5.0, within(1e-9));
         assertThat(t.cacheHitRatio()).isCloseTo(200 / 700.0, within(1e-9));
+        // computed prompt tokens 50, 50, 50, 50 and 300: mean 100, mean square 20,000, so Var/mean² = 1
+        assertThat(t.prefillCv2()).isCloseTo(1, within(1e-9));
         assertThat(t.ttftMs()).isCloseTo(200, within(25.0)); // 20 ms of wall time at speedup 10, to a bucket
         assertThat(observed.pool(Pool.DECODE).ready()).isEqualTo(2);
         assertThat(observed.pool(Pool.DECODE).activeSequences()).isEqualTo(16);
         assertThat(observed.pool(Pool.DECODE).kvUsage()).isCloseTo(0.7, within(1e-9));
         assertThat(observed.pool(Pool.AGGREGATED)).isEqualTo(PoolLoad.EMPTY);
-        // nothing new: no traffic
+        // a peek sees the interval so far without ending it
+        a.requestStarted();
+        board.clear();
+        board.add(a.snapshot(2));
+        board.add(b.snapshot(2));
+        now.set(2_500_000_000L);
+        assertThat(observer.intervalSoFarSeconds()).isCloseTo(5, within(1e-9));
+        assertThat(observer.peek().traffic().requestsPerSecond()).isCloseTo(1 / 5.0, within(1e-9));
         now.set(3_000_000_000L);
+        assertThat(observer.peek().traffic().requestsPerSecond()).isCloseTo(1 / 10.0, within(1e-9));
+        assertThat(observer.observe().traffic().requestsPerSecond()).isCloseTo(1 / 10.0, within(1e-9));
+        // nothing new: no traffic
+        now.set(4_000_000_000L);
         assertThat(observer.observe().traffic().requestsPerSecond()).isZero();
     }
 }

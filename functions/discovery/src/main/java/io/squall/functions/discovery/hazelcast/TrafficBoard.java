@@ -3,6 +3,7 @@ package io.squall.functions.discovery.hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import io.squall.functions.discovery.traffic.LatencyHistogram;
+import io.squall.functions.discovery.traffic.TokenCounts;
 import io.squall.functions.discovery.traffic.TrafficReport;
 import io.squall.functions.discovery.traffic.TrafficSource;
 
@@ -23,7 +24,7 @@ import java.util.concurrent.TimeUnit;
 public final class TrafficBoard implements TrafficSource {
 
     static final String MAP_NAME = "squall-traffic";
-    private static final byte VERSION = 1;
+    private static final byte VERSION = 2;
     /** A report not refreshed for this long is dropped: its gateway is gone. */
     private static final Duration TTL = Duration.ofSeconds(30);
 
@@ -54,10 +55,10 @@ public final class TrafficBoard implements TrafficSource {
         byte[] gateway = r.gateway().getBytes(StandardCharsets.UTF_8);
         long[] ttft = r.ttft().counts();
         long[] itl = r.itl().counts();
-        ByteBuffer out = ByteBuffer.allocate(1 + 4 + gateway.length + 8 * 7 + 4 + 8 * (ttft.length + itl.length));
+        ByteBuffer out = ByteBuffer.allocate(1 + 4 + gateway.length + 8 * 8 + 4 + 8 * (ttft.length + itl.length));
         out.put(VERSION).putInt(gateway.length).put(gateway).putLong(r.atMillis()).putLong(r.requests())
-                .putLong(r.finished()).putLong(r.failed()).putLong(r.inputTokens()).putLong(r.outputTokens())
-                .putLong(r.cachedTokens()).putInt(ttft.length);
+                .putLong(r.finished()).putLong(r.failed()).putLong(r.tokens().input()).putLong(r.tokens().output())
+                .putLong(r.tokens().cached()).putLong(r.tokens().uncachedSquared()).putInt(ttft.length);
         for (long c : ttft) {
             out.putLong(c);
         }
@@ -80,9 +81,7 @@ public final class TrafficBoard implements TrafficSource {
             long requests = in.getLong();
             long finished = in.getLong();
             long failed = in.getLong();
-            long input = in.getLong();
-            long output = in.getLong();
-            long cached = in.getLong();
+            TokenCounts tokens = new TokenCounts(in.getLong(), in.getLong(), in.getLong(), in.getLong());
             int buckets = in.getInt();
             long[] ttft = new long[buckets];
             long[] itl = new long[buckets];
@@ -92,8 +91,8 @@ public final class TrafficBoard implements TrafficSource {
             for (int i = 0; i < buckets; i++) {
                 itl[i] = in.getLong();
             }
-            return new TrafficReport(new String(gateway, StandardCharsets.UTF_8), at, requests, finished, failed, input,
-                    output, cached, LatencyHistogram.of(ttft), LatencyHistogram.of(itl));
+            return new TrafficReport(new String(gateway, StandardCharsets.UTF_8), at, requests, finished, failed,
+                    tokens, LatencyHistogram.of(ttft), LatencyHistogram.of(itl));
         } catch (BufferUnderflowException | IllegalArgumentException | NegativeArraySizeException e) {
             return null;
         }

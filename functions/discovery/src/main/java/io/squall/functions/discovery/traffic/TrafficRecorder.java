@@ -16,6 +16,7 @@ public final class TrafficRecorder {
     private final LongAdder inputTokens = new LongAdder();
     private final LongAdder outputTokens = new LongAdder();
     private final LongAdder cachedTokens = new LongAdder();
+    private final LongAdder uncachedSquared = new LongAdder();
     private final AtomicLongArray ttft = new AtomicLongArray(LatencyHistogram.BUCKETS);
     private final AtomicLongArray itl = new AtomicLongArray(LatencyHistogram.BUCKETS);
 
@@ -33,6 +34,8 @@ public final class TrafficRecorder {
         inputTokens.add(input);
         outputTokens.add(output);
         cachedTokens.add(cached);
+        long computed = Math.max(0, input - cached);
+        uncachedSquared.add(computed * computed);
     }
 
     public void requestFailed() {
@@ -49,8 +52,9 @@ public final class TrafficRecorder {
 
     /** Everything recorded so far, stamped {@code atMillis}. */
     public TrafficReport snapshot(long atMillis) {
-        return new TrafficReport(gateway, atMillis, requests.sum(), finished.sum(), failed.sum(), inputTokens.sum(),
-                outputTokens.sum(), cachedTokens.sum(), histogram(ttft), histogram(itl));
+        return new TrafficReport(gateway, atMillis, requests.sum(), finished.sum(), failed.sum(),
+                new TokenCounts(inputTokens.sum(), outputTokens.sum(), cachedTokens.sum(), uncachedSquared.sum()),
+                histogram(ttft), histogram(itl));
     }
 
     private static LatencyHistogram histogram(AtomicLongArray counts) {

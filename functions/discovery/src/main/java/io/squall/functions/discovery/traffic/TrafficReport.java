@@ -11,27 +11,27 @@ import java.util.Objects;
  * @param requests     generation requests received (every choice counts)
  * @param finished     requests that ended normally
  * @param failed       requests that ended in an error
- * @param inputTokens  prompt tokens of the finished requests
- * @param outputTokens generated tokens of the finished requests
- * @param cachedTokens prompt tokens workers served from cache
+ * @param tokens       the finished requests' prompt, generated and cached tokens
  * @param ttft         time to first token of each request that got one
  * @param itl          time between successive tokens of each request
  */
-public record TrafficReport(String gateway, long atMillis, long requests, long finished, long failed, long inputTokens,
-                            long outputTokens, long cachedTokens, LatencyHistogram ttft, LatencyHistogram itl) {
+public record TrafficReport(String gateway, long atMillis, long requests, long finished, long failed,
+                            TokenCounts tokens, LatencyHistogram ttft, LatencyHistogram itl) {
 
     public TrafficReport {
         Objects.requireNonNull(gateway, "gateway");
+        Objects.requireNonNull(tokens, "tokens");
         Objects.requireNonNull(ttft, "ttft");
         Objects.requireNonNull(itl, "itl");
-        if (requests < 0 || finished < 0 || failed < 0 || inputTokens < 0 || outputTokens < 0 || cachedTokens < 0) {
+        if (requests < 0 || finished < 0 || failed < 0) {
             throw new IllegalArgumentException("traffic counters must not be negative");
         }
     }
 
     /** A gateway that has served nothing yet. */
     public static TrafficReport empty(String gateway, long atMillis) {
-        return new TrafficReport(gateway, atMillis, 0, 0, 0, 0, 0, 0, LatencyHistogram.empty(), LatencyHistogram.empty());
+        return new TrafficReport(gateway, atMillis, 0, 0, 0, TokenCounts.NONE, LatencyHistogram.empty(),
+                LatencyHistogram.empty());
     }
 
     /**
@@ -39,20 +39,19 @@ public record TrafficReport(String gateway, long atMillis, long requests, long f
      * gateway restarted in between (a counter went down).
      */
     public TrafficReport since(TrafficReport earlier) {
+        TokenCounts tokensSince = tokens.since(earlier.tokens);
         if (!gateway.equals(earlier.gateway) || requests < earlier.requests || finished < earlier.finished
-                || failed < earlier.failed || outputTokens < earlier.outputTokens) {
+                || failed < earlier.failed || tokensSince == null) {
             return this;
         }
         return new TrafficReport(gateway, atMillis, requests - earlier.requests, finished - earlier.finished,
-                failed - earlier.failed, inputTokens - earlier.inputTokens, outputTokens - earlier.outputTokens,
-                cachedTokens - earlier.cachedTokens, ttft.since(earlier.ttft), itl.since(earlier.itl));
+                failed - earlier.failed, tokensSince, ttft.since(earlier.ttft), itl.since(earlier.itl));
     }
 
     /** This and {@code other} together, as one gateway's traffic named {@code gateway}. */
     public TrafficReport plus(TrafficReport other, String gateway) {
         return new TrafficReport(gateway, Math.max(atMillis, other.atMillis), requests + other.requests,
-                finished + other.finished, failed + other.failed, inputTokens + other.inputTokens,
-                outputTokens + other.outputTokens, cachedTokens + other.cachedTokens, ttft.plus(other.ttft),
+                finished + other.finished, failed + other.failed, tokens.plus(other.tokens), ttft.plus(other.ttft),
                 itl.plus(other.itl));
     }
 }
