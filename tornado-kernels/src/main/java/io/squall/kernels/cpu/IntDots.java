@@ -1,8 +1,12 @@
 package io.squall.kernels.cpu;
 
+import io.squall.kernels.format.IQ4_NLCodec;
+import io.squall.kernels.format.IQ4_XSCodec;
 import io.squall.kernels.format.LittleEndian;
+import io.squall.kernels.format.Q3_KCodec;
 import io.squall.kernels.format.Q4_0Codec;
 import io.squall.kernels.format.Q4_KCodec;
+import io.squall.kernels.format.Q5_KCodec;
 import io.squall.kernels.format.Q6_KCodec;
 import io.squall.kernels.format.Q8_0Codec;
 import jdk.incubator.vector.ByteVector;
@@ -18,7 +22,7 @@ import java.nio.ByteOrder;
 
 /**
  * Integer dot products of one weight row, read in place, with one activation row rounded to 8 bits
- * ({@link QuantizedActivations}): the decode path of Q8_0, Q4_0, Q4_K and Q6_K. Per 16 elements, the
+ * ({@link QuantizedActivations}): the decode path of Q8_0, Q4_0, Q3_K, Q4_K, Q5_K, Q6_K and IQ4_XS. Per 16 elements, the
  * weight levels widen to 16-bit lanes ({@code vpmovzxbw}/{@code vpmovsxbw}), multiply the activation
  * levels exactly ({@code vpmullw}: |product| ≤ 128·127; Q4_0's and the K-quants' levels are small enough
  * to add two products per lane first, Q8_0's are not), then adjacent
@@ -38,6 +42,8 @@ final class IntDots {
     private static final VectorSpecies<Byte> B16 = ByteVector.SPECIES_128;
     private static final VectorSpecies<Short> S16 = ShortVector.SPECIES_256;
     private static final VectorSpecies<Float> F8 = FloatVector.SPECIES_256;
+    private static final VectorSpecies<Integer> I8 = IntVector.SPECIES_256;
+    private static final ValueLayout.OfInt LE_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(LE);
 
     /**
      * Whether this machine's vectors hold 256 bits (AVX2 and up); narrower hardware would run these shapes
@@ -155,30 +161,60 @@ final class IntDots {
      * unpack into a long of eight scales and one of eight mins ({@link KQuantDots#scales}).
      */
     static float q4_K(MemorySegment w, long off, QuantizedActivations a, int xo, int blocks) {
+        return k4(w, off, Q4_KCodec.BLOCK_BYTES, -1, Q4_KCodec.QS_OFFSET, a, xo, blocks);
+    }
+
+    /**
+     * {@link #q4_K} for Q5_K: the same header, scales and nibbles, plus bit {@code s} of {@code qh[l]} as 16
+     * for lane {@code l} of sub-block {@code s}; levels up to 31, so two products still share a 16-bit lane.
+     */
+    static float q5_K(MemorySegment w, long off, QuantizedActivations a, int xo, int blocks) {
+        return k4(w, off, Q5_KCodec.BLOCK_BYTES, Q5_KCodec.QH_OFFSET, Q5_KCodec.QS_OFFSET, a, xo, blocks);
+    }
+
+    /** The Q4_K/Q5_K dot ({@code qh < 0}: no fifth bits). */
+    private static float k4(MemorySegment w, long off, int blockBytes, int qh, int qsOffset, QuantizedActivations a,
+                            int xo, int blocks) {
         short[] x = a.q;
         float[] sums = a.sums;
         int xb = xo / Q4_KCodec.BLOCK_SIZE;
         FloatVector acc0 = FloatVector.zero(F8);
         FloatVector acc1 = acc0;
+        ShortVector highA = ShortVector.zero(S16);
+        ShortVector highB = highA;
         float mins = 0f;
         for (int i = 0; i < blocks; i++) {
-            long base = off + (long) i * Q4_KCodec.BLOCK_BYTES;
+            long base = off + (long) i * blockBytes;
             float dx = a.d[xb + i];
             float d = LittleEndian.half(w, base) * dx;
             float dmin = LittleEndian.half(w, base + Q4_KCodec.DMIN_OFFSET) * dx;
             long scales = KQuantDots.scales(w, base + Q4_KCodec.SCALES_OFFSET);
             long minLevels = KQuantDots.mins(w, base + Q4_KCodec.SCALES_OFFSET);
+            if (qh >= 0) {
+                // bit s moved up to bit 4 + s: a shift right by s then leaves it at 16
+                highA = unsigned16(w, base + qh).lanewise(VectorOperators.LSHL, 4);
+                highB = unsigned16(w, base + qh + 16).lanewise(VectorOperators.LSHL, 4);
+            }
             int xe = xo + i * Q4_KCodec.BLOCK_SIZE;
             int g = (xb + i) * 16;
             float minSum = 0f;
             for (int pair = 0; pair < 4; pair++, xe += 64, g += 4) {
-                long qs = base + Q4_KCodec.QS_OFFSET + 32L * pair;
+                long qs = base + qsOffset + 32L * pair;
                 ShortVector na = unsigned16(w, qs);
                 ShortVector nb = unsigned16(w, qs + 16);
-                ShortVector lo = na.and((short) 0x0F).mul(ShortVector.fromArray(S16, x, xe))
-                        .add(nb.and((short) 0x0F).mul(ShortVector.fromArray(S16, x, xe + 16)));
-                ShortVector hi = na.lanewise(VectorOperators.LSHR, 4).mul(ShortVector.fromArray(S16, x, xe + 32))
-                        .add(nb.lanewise(VectorOperators.LSHR, 4).mul(ShortVector.fromArray(S16, x, xe + 48)));
+                ShortVector la = na.and((short) 0x0F);
+                ShortVector lb = nb.and((short) 0x0F);
+                ShortVector ha = na.lanewise(VectorOperators.LSHR, 4);
+                ShortVector hb = nb.lanewise(VectorOperators.LSHR, 4);
+                if (qh >= 0) {
+                    la = la.or(highA.lanewise(VectorOperators.LSHR, 2 * pair).and((short) 0x10));
+                    lb = lb.or(highB.lanewise(VectorOperators.LSHR, 2 * pair).and((short) 0x10));
+                    ha = ha.or(highA.lanewise(VectorOperators.LSHR, 2 * pair + 1).and((short) 0x10));
+                    hb = hb.or(highB.lanewise(VectorOperators.LSHR, 2 * pair + 1).and((short) 0x10));
+                }
+                ShortVector lo = la.mul(ShortVector.fromArray(S16, x, xe)).add(lb.mul(ShortVector.fromArray(S16, x, xe + 16)));
+                ShortVector hi = ha.mul(ShortVector.fromArray(S16, x, xe + 32))
+                        .add(hb.mul(ShortVector.fromArray(S16, x, xe + 48)));
                 acc0 = pairs(lo).fma(FloatVector.broadcast(F8, d * (int) ((scales >>> (16 * pair)) & 0xFF)), acc0);
                 acc1 = pairs(hi).fma(FloatVector.broadcast(F8, d * (int) ((scales >>> (16 * pair + 8)) & 0xFF)), acc1);
                 minSum += (int) ((minLevels >>> (16 * pair)) & 0xFF) * (sums[g] + sums[g + 1])
@@ -187,6 +223,101 @@ final class IntDots {
             mins += dmin * minSum;
         }
         return acc0.add(acc1).reduceLanes(VectorOperators.ADD) - mins;
+    }
+
+    /**
+     * Q3_K row of {@code blocks} super-blocks with Q8_K activations: {@code Σ d·d_x·Σ_g (scale_g − 32)·(q_g · q_x)}
+     * over groups {@code g} of 16 (one short vector each), {@code q = low2 + 4·hbit − 4} in −4..3 (layout as in
+     * {@link KQuantDots#q3_K}). A product times its signed scale is at most 4·127·32 = 16256, so the scale is
+     * applied in the 16-bit lanes, each group's pairs add into one int accumulator per super-block, and that is
+     * converted and scaled once per super-block.
+     */
+    static float q3_K(MemorySegment w, long off, QuantizedActivations a, int xo, int blocks) {
+        short[] x = a.q;
+        int xb = xo / Q3_KCodec.BLOCK_SIZE;
+        FloatVector acc = FloatVector.zero(F8);
+        for (int i = 0; i < blocks; i++) {
+            long base = off + (long) i * Q3_KCodec.BLOCK_BYTES;
+            float d = LittleEndian.half(w, base + Q3_KCodec.D_OFFSET) * a.d[xb + i];
+            // the hmask bits moved to bit 2 up front: bit 4n + k then lands there after a shift right by 4n + k
+            ShortVector hmA = unsigned16(w, base).lanewise(VectorOperators.LSHL, 2);
+            ShortVector hmB = unsigned16(w, base + 16).lanewise(VectorOperators.LSHL, 2);
+            IntVector block = IntVector.zero(I8);
+            for (int n = 0; n < 2; n++) {
+                ShortVector qa = unsigned16(w, base + Q3_KCodec.QS_OFFSET + 32L * n);
+                ShortVector qb = unsigned16(w, base + Q3_KCodec.QS_OFFSET + 32L * n + 16);
+                long sc = KQuantDots.q3Scales(w, base + Q3_KCodec.SCALES_OFFSET, n);
+                int xe = xo + i * Q3_KCodec.BLOCK_SIZE + 128 * n;
+                for (int k = 0; k < 4; k++) {
+                    ShortVector la = qa.lanewise(VectorOperators.LSHR, 2 * k).and((short) 3)
+                            .or(hmA.lanewise(VectorOperators.LSHR, 4 * n + k).and((short) 4)).sub((short) 4);
+                    ShortVector lb = qb.lanewise(VectorOperators.LSHR, 2 * k).and((short) 3)
+                            .or(hmB.lanewise(VectorOperators.LSHR, 4 * n + k).and((short) 4)).sub((short) 4);
+                    short sa = (short) (((sc >>> (16 * k)) & 0xFF) - 32);
+                    short sb = (short) (((sc >>> (16 * k + 8)) & 0xFF) - 32);
+                    block = block.add(pairInts(la.mul(ShortVector.fromArray(S16, x, xe + 32 * k)).mul(sa)))
+                            .add(pairInts(lb.mul(ShortVector.fromArray(S16, x, xe + 32 * k + 16)).mul(sb)));
+                }
+            }
+            acc = ((FloatVector) block.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F8, d), acc);
+        }
+        return acc.reduceLanes(VectorOperators.ADD);
+    }
+
+    /** {@link IQ4_NLCodec#VALUES} as bytes, the table of one {@code vpshufb}. */
+    private static final ByteVector GRID = ByteVector.fromArray(B16, gridBytes(), 0);
+
+    private static byte[] gridBytes() {
+        byte[] grid = new byte[16];
+        for (int i = 0; i < 16; i++) {
+            grid[i] = (byte) IQ4_NLCodec.VALUES[i];
+        }
+        return grid;
+    }
+
+    /** Grid values of the 16 nibbles in the low ({@code shift 0}) or high ({@code 4}) halves of 16 bytes, 16-bit lanes. */
+    private static ShortVector grid16(ByteVector packed, int shift) {
+        ByteVector nibbles = packed.reinterpretAsShorts().lanewise(VectorOperators.LSHR, shift).reinterpretAsBytes()
+                .and((byte) 0x0F);
+        return (ShortVector) nibbles.selectFrom(GRID).convertShape(VectorOperators.B2S, S16, 0);
+    }
+
+    /**
+     * {@code Σ grid(n)·q_x} of one 32-element IQ4 block (16 bytes from {@code at}: low nibbles the first 16
+     * elements, high nibbles the next), 8 int lanes: products reach 127·127, so each half is paired on its own.
+     */
+    static IntVector iq4Block(MemorySegment w, long at, short[] x, int xi) {
+        ByteVector packed = ByteVector.fromMemorySegment(B16, w, at, LE);
+        return pairInts(grid16(packed, 0).mul(ShortVector.fromArray(S16, x, xi)))
+                .add(pairInts(grid16(packed, 4).mul(ShortVector.fromArray(S16, x, xi + 16))));
+    }
+
+    /**
+     * IQ4_XS row of {@code blocks} super-blocks with Q8_K activations: {@code Σ d·d_x·Σ_s (ls_s − 32)·(grid(n_s) · q_x)}
+     * over the 32-element sub-blocks {@code s} (nibbles {@code qs[16s ..]}, scales as in {@link KQuantDots#iq4_XS}).
+     */
+    static float iq4_XS(MemorySegment w, long off, QuantizedActivations a, int xo, int blocks) {
+        short[] x = a.q;
+        int xb = xo / IQ4_XSCodec.BLOCK_SIZE;
+        FloatVector acc0 = FloatVector.zero(F8);
+        FloatVector acc1 = acc0;
+        for (int i = 0; i < blocks; i++) {
+            long base = off + (long) i * IQ4_XSCodec.BLOCK_BYTES;
+            float d = LittleEndian.half(w, base) * a.d[xb + i];
+            int scalesHigh = w.get(LittleEndian.SHORT, base + IQ4_XSCodec.SCALES_H_OFFSET);
+            int scalesLow = w.get(LE_INT, base + IQ4_XSCodec.SCALES_L_OFFSET);
+            int xe = xo + i * IQ4_XSCodec.BLOCK_SIZE;
+            for (int s = 0; s < 8; s += 2) {
+                int la = ((scalesLow >>> (4 * s)) & 0x0F) | ((scalesHigh >>> (2 * s)) & 3) << 4;
+                int lb = ((scalesLow >>> (4 * s + 4)) & 0x0F) | ((scalesHigh >>> (2 * s + 2)) & 3) << 4;
+                long qs = base + IQ4_XSCodec.QS_OFFSET + 16L * s;
+                acc0 = ((FloatVector) iq4Block(w, qs, x, xe + 32 * s).convert(VectorOperators.I2F, 0))
+                        .fma(FloatVector.broadcast(F8, d * (la - 32)), acc0);
+                acc1 = ((FloatVector) iq4Block(w, qs + 16, x, xe + 32 * s + 32).convert(VectorOperators.I2F, 0))
+                        .fma(FloatVector.broadcast(F8, d * (lb - 32)), acc1);
+            }
+        }
+        return acc0.add(acc1).reduceLanes(VectorOperators.ADD);
     }
 
     /**

@@ -115,20 +115,13 @@ final class KQuantDots {
         for (int i = 0; i < blocks; i++) {
             long base = off + (long) i * Q3_KCodec.BLOCK_BYTES;
             float d = LittleEndian.half(w, base + Q3_KCodec.D_OFFSET);
-            int a0 = w.get(LE_INT, base + Q3_KCodec.SCALES_OFFSET);
-            int a1 = w.get(LE_INT, base + Q3_KCodec.SCALES_OFFSET + 4);
-            int a2 = w.get(LE_INT, base + Q3_KCodec.SCALES_OFFSET + 8);
-            long low = ((a0 & 0x0f0f0f0f) | ((a2 & 0x03030303) << 4)) & 0xFFFFFFFFL
-                    | (long) ((a1 & 0x0f0f0f0f) | (((a2 >>> 2) & 0x03030303) << 4)) << 32;
-            long high = (((a0 >>> 4) & 0x0f0f0f0f) | (((a2 >>> 4) & 0x03030303) << 4)) & 0xFFFFFFFFL
-                    | (long) (((a1 >>> 4) & 0x0f0f0f0f) | (((a2 >>> 6) & 0x03030303) << 4)) << 32;
             // the hmask bits moved to bit 2 up front: bit 4n + k then lands there after a shift right by 4n + k
             IntVector hmA = bytes(w, base).lanewise(VectorOperators.LSHL, 2);
             IntVector hmB = bytes(w, base + 16).lanewise(VectorOperators.LSHL, 2);
             for (int n = 0; n < 2; n++) {
                 IntVector qa = bytes(w, base + Q3_KCodec.QS_OFFSET + 32L * n);
                 IntVector qb = bytes(w, base + Q3_KCodec.QS_OFFSET + 32L * n + 16);
-                long sc = n == 0 ? low : high;
+                long sc = q3Scales(w, base + Q3_KCodec.SCALES_OFFSET, n);
                 int xe = xo + i * Q3_KCodec.BLOCK_SIZE + 128 * n;
                 for (int k = 0; k < 4; k++) {
                     IntVector la = qa.lanewise(VectorOperators.LSHR, 2 * k).and(3)
@@ -188,6 +181,19 @@ final class KQuantDots {
         int u0 = w.get(LE_INT, at);
         int u2 = w.get(LE_INT, at + 8);
         return (u0 & 0x3f3f3f3fL) | (long) ((u2 & 0x0f0f0f0f) | (((u0 >>> 6) & 0x03030303) << 4)) << 32;
+    }
+
+    /**
+     * The eight 6-bit scales of half {@code n} (0 or 1) of a Q3_K super-block, one per byte of a long (group
+     * {@code 8n + j} in byte {@code j}), from its twelve packed bytes at {@code at}: ggml's {@code kmask} unpacking.
+     */
+    static long q3Scales(MemorySegment w, long at, int n) {
+        int a0 = w.get(LE_INT, at);
+        int a1 = w.get(LE_INT, at + 4);
+        int a2 = w.get(LE_INT, at + 8);
+        int shift = 4 * n;
+        return (((a0 >>> shift) & 0x0f0f0f0f) | (((a2 >>> shift) & 0x03030303) << 4)) & 0xFFFFFFFFL
+                | (long) (((a1 >>> shift) & 0x0f0f0f0f) | (((a2 >>> (shift + 2)) & 0x03030303) << 4)) << 32;
     }
 
     /** The eight 6-bit mins of the same super-block, laid out as {@link #scales}. */

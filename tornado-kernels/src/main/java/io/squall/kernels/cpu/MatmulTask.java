@@ -28,7 +28,7 @@ final class MatmulTask implements ParallelTask {
     private final float[][] decoded;
     /** The input rounded as Q8_0 and Q4_0 weights want it (llama.cpp's {@code q8_0}). */
     private final QuantizedActivations q8_0 = new QuantizedActivations(QuantizedActivations.Scheme.Q8_0);
-    /** The input rounded as Q4_K and Q6_K weights want it (llama.cpp's {@code q8_K}). */
+    /** The input rounded as the K-quants and IQ4_XS want it (llama.cpp's {@code q8_K}). */
     private final QuantizedActivations q8_K = new QuantizedActivations(QuantizedActivations.Scheme.Q8_K);
     /** {@link BlockSums} of the activation row for the Q4_K dot at batch 1; grows, never shrinks. */
     private float[] sums = new float[0];
@@ -152,6 +152,9 @@ final class MatmulTask implements ParallelTask {
                     case Q8_0 -> IntDots.q8_0(seg, off, rounded, b * cols, blocks);
                     case Q4_0 -> IntDots.q4_0(seg, off, rounded, b * cols, blocks);
                     case Q4_K -> IntDots.q4_K(seg, off, rounded, b * cols, blocks);
+                    case Q5_K -> IntDots.q5_K(seg, off, rounded, b * cols, blocks);
+                    case Q3_K -> IntDots.q3_K(seg, off, rounded, b * cols, blocks);
+                    case IQ4_XS -> IntDots.iq4_XS(seg, off, rounded, b * cols, blocks);
                     case Q6_K -> IntDots.q6_K(seg, off, rounded, b * cols, blocks);
                     default -> throw new IllegalStateException("no integer dot for " + w.type());
                 };
