@@ -3,6 +3,7 @@ package io.squall.kernels.cpu;
 import io.squall.kernels.format.IQ4_NLCodec;
 import io.squall.kernels.format.IQ4_XSCodec;
 import io.squall.kernels.format.LittleEndian;
+import io.squall.kernels.format.Q2_KCodec;
 import io.squall.kernels.format.Q3_KCodec;
 import io.squall.kernels.format.Q4_0Codec;
 import io.squall.kernels.format.Q4_KCodec;
@@ -22,7 +23,7 @@ import java.nio.ByteOrder;
 
 /**
  * Integer dot products of one weight row, read in place, with one activation row rounded to 8 bits
- * ({@link QuantizedActivations}): the decode path of Q8_0, Q4_0, Q3_K, Q4_K, Q5_K, Q6_K and IQ4_XS. Per 16 elements, the
+ * ({@link QuantizedActivations}): the decode path of Q8_0, Q4_0, IQ4_NL, the K-quants Q2_K to Q6_K and IQ4_XS. Per 16 elements, the
  * weight levels widen to 16-bit lanes ({@code vpmovzxbw}/{@code vpmovsxbw}), multiply the activation
  * levels exactly ({@code vpmullw}: |product| ≤ 128·127; Q4_0's and the K-quants' levels are small enough
  * to add two products per lane first, Q8_0's are not), then adjacent
@@ -44,6 +45,7 @@ final class IntDots {
     private static final VectorSpecies<Float> F8 = FloatVector.SPECIES_256;
     private static final VectorSpecies<Integer> I8 = IntVector.SPECIES_256;
     private static final ValueLayout.OfInt LE_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(LE);
+    private static final ValueLayout.OfLong LE_LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(LE);
 
     /**
      * Whether this machine's vectors hold 256 bits (AVX2 and up); narrower hardware would run these shapes
@@ -228,40 +230,76 @@ final class IntDots {
     /**
      * Q3_K row of {@code blocks} super-blocks with Q8_K activations: {@code Σ d·d_x·Σ_g (scale_g − 32)·(q_g · q_x)}
      * over groups {@code g} of 16 (one short vector each), {@code q = low2 + 4·hbit − 4} in −4..3 (layout as in
-     * {@link KQuantDots#q3_K}). A product times its signed scale is at most 4·127·32 = 16256, so the scale is
-     * applied in the 16-bit lanes, each group's pairs add into one int accumulator per super-block, and that is
-     * converted and scaled once per super-block.
+     * {@link KQuantDots#q3_K}).
      */
     static float q3_K(MemorySegment w, long off, QuantizedActivations a, int xo, int blocks) {
+        return k23(w, off, a, xo, blocks, true);
+    }
+
+    /**
+     * Q2_K row with Q8_K activations: {@code Σ d·d_x·Σ_g scale_g·(q_g · q_x) − dmin·d_x·Σ_g min_g·Σ q_x(g)}, the
+     * levels {@code q} 0..3 stored as Q3_K's low two bits, the 4-bit scale and min of group {@code g} in byte
+     * {@code g} ({@link Q2_KCodec}).
+     */
+    static float q2_K(MemorySegment w, long off, QuantizedActivations a, int xo, int blocks) {
+        return k23(w, off, a, xo, blocks, false);
+    }
+
+    /**
+     * The Q2_K/Q3_K dot ({@code q3}: Q3_K's third bits, 6-bit signed scales and no mins). A product times its
+     * scale is at most 4·127·32 = 16256 (Q2_K: 3·127·15), so the scale is applied in the 16-bit lanes, each
+     * group's pairs add into one int accumulator per super-block, and that is converted and scaled once.
+     */
+    private static float k23(MemorySegment w, long off, QuantizedActivations a, int xo, int blocks, boolean q3) {
         short[] x = a.q;
+        float[] sums = a.sums;
         int xb = xo / Q3_KCodec.BLOCK_SIZE;
+        int blockBytes = q3 ? Q3_KCodec.BLOCK_BYTES : Q2_KCodec.BLOCK_BYTES;
+        int qsOffset = q3 ? Q3_KCodec.QS_OFFSET : Q2_KCodec.QS_OFFSET;
+        int bias = q3 ? 32 : 0;
         FloatVector acc = FloatVector.zero(F8);
+        ShortVector hmA = ShortVector.zero(S16);
+        ShortVector hmB = hmA;
+        float mins = 0f;
         for (int i = 0; i < blocks; i++) {
-            long base = off + (long) i * Q3_KCodec.BLOCK_BYTES;
-            float d = LittleEndian.half(w, base + Q3_KCodec.D_OFFSET) * a.d[xb + i];
-            // the hmask bits moved to bit 2 up front: bit 4n + k then lands there after a shift right by 4n + k
-            ShortVector hmA = unsigned16(w, base).lanewise(VectorOperators.LSHL, 2);
-            ShortVector hmB = unsigned16(w, base + 16).lanewise(VectorOperators.LSHL, 2);
+            long base = off + (long) i * blockBytes;
+            float dx = a.d[xb + i];
+            float d = LittleEndian.half(w, base + (q3 ? Q3_KCodec.D_OFFSET : Q2_KCodec.D_OFFSET)) * dx;
+            if (q3) {
+                // the hmask bits moved to bit 2 up front: bit 4n + k then lands there after a shift right by 4n + k
+                hmA = unsigned16(w, base).lanewise(VectorOperators.LSHL, 2);
+                hmB = unsigned16(w, base + 16).lanewise(VectorOperators.LSHL, 2);
+            } else {
+                int g0 = (xb + i) * 16;
+                int minSum = 0;
+                for (int g = 0; g < 16; g++) {
+                    minSum += (w.get(ValueLayout.JAVA_BYTE, base + g) >> 4 & 0x0F) * (int) sums[g0 + g];
+                }
+                mins += LittleEndian.half(w, base + Q2_KCodec.DMIN_OFFSET) * dx * minSum;
+            }
             IntVector block = IntVector.zero(I8);
             for (int n = 0; n < 2; n++) {
-                ShortVector qa = unsigned16(w, base + Q3_KCodec.QS_OFFSET + 32L * n);
-                ShortVector qb = unsigned16(w, base + Q3_KCodec.QS_OFFSET + 32L * n + 16);
-                long sc = KQuantDots.q3Scales(w, base + Q3_KCodec.SCALES_OFFSET, n);
+                ShortVector qa = unsigned16(w, base + qsOffset + 32L * n);
+                ShortVector qb = unsigned16(w, base + qsOffset + 32L * n + 16);
+                long sc = q3 ? KQuantDots.q3Scales(w, base + Q3_KCodec.SCALES_OFFSET, n)
+                        : w.get(LE_LONG, base + 8L * n) & 0x0F0F0F0F0F0F0F0FL;
                 int xe = xo + i * Q3_KCodec.BLOCK_SIZE + 128 * n;
                 for (int k = 0; k < 4; k++) {
-                    ShortVector la = qa.lanewise(VectorOperators.LSHR, 2 * k).and((short) 3)
-                            .or(hmA.lanewise(VectorOperators.LSHR, 4 * n + k).and((short) 4)).sub((short) 4);
-                    ShortVector lb = qb.lanewise(VectorOperators.LSHR, 2 * k).and((short) 3)
-                            .or(hmB.lanewise(VectorOperators.LSHR, 4 * n + k).and((short) 4)).sub((short) 4);
-                    short sa = (short) (((sc >>> (16 * k)) & 0xFF) - 32);
-                    short sb = (short) (((sc >>> (16 * k + 8)) & 0xFF) - 32);
+                    ShortVector la = qa.lanewise(VectorOperators.LSHR, 2 * k).and((short) 3);
+                    ShortVector lb = qb.lanewise(VectorOperators.LSHR, 2 * k).and((short) 3);
+                    if (q3) {
+                        la = la.or(hmA.lanewise(VectorOperators.LSHR, 4 * n + k).and((short) 4)).sub((short) 4);
+                        lb = lb.or(hmB.lanewise(VectorOperators.LSHR, 4 * n + k).and((short) 4)).sub((short) 4);
+                    }
+                    short sa = (short) (((sc >>> (16 * k)) & 0xFF) - bias);
+                    short sb = (short) (((sc >>> (16 * k + 8)) & 0xFF) - bias);
                     block = block.add(pairInts(la.mul(ShortVector.fromArray(S16, x, xe + 32 * k)).mul(sa)))
                             .add(pairInts(lb.mul(ShortVector.fromArray(S16, x, xe + 32 * k + 16)).mul(sb)));
                 }
             }
             acc = ((FloatVector) block.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F8, d), acc);
         }
-        return acc.reduceLanes(VectorOperators.ADD);
+        return acc.reduceLanes(VectorOperators.ADD) - mins;
     }
 
     /** {@link IQ4_NLCodec#VALUES} as bytes, the table of one {@code vpshufb}. */
@@ -290,6 +328,20 @@ final class IntDots {
         ByteVector packed = ByteVector.fromMemorySegment(B16, w, at, LE);
         return pairInts(grid16(packed, 0).mul(ShortVector.fromArray(S16, x, xi)))
                 .add(pairInts(grid16(packed, 4).mul(ShortVector.fromArray(S16, x, xi + 16))));
+    }
+
+    /** IQ4_NL row of {@code blocks} blocks of 32 with Q8_0 activations: {@code Σ d·d_x·(grid(n) · q_x)}. */
+    static float iq4_NL(MemorySegment w, long off, QuantizedActivations a, int xo, int blocks) {
+        short[] x = a.q;
+        int xb = xo / IQ4_NLCodec.BLOCK_SIZE;
+        FloatVector acc = FloatVector.zero(F8);
+        for (int i = 0; i < blocks; i++) {
+            long base = off + (long) i * IQ4_NLCodec.BLOCK_BYTES;
+            acc = ((FloatVector) iq4Block(w, base + IQ4_NLCodec.QS_OFFSET, x, xo + i * IQ4_NLCodec.BLOCK_SIZE)
+                    .convert(VectorOperators.I2F, 0))
+                    .fma(FloatVector.broadcast(F8, LittleEndian.half(w, base) * a.d[xb + i]), acc);
+        }
+        return acc.reduceLanes(VectorOperators.ADD);
     }
 
     /**

@@ -26,7 +26,7 @@ final class MatmulTask implements ParallelTask {
     static final int FUSED_MAX_BATCH = 6;
 
     private final float[][] decoded;
-    /** The input rounded as Q8_0 and Q4_0 weights want it (llama.cpp's {@code q8_0}). */
+    /** The input rounded as Q8_0, Q4_0 and IQ4_NL weights want it (llama.cpp's {@code q8_0}). */
     private final QuantizedActivations q8_0 = new QuantizedActivations(QuantizedActivations.Scheme.Q8_0);
     /** The input rounded as the K-quants and IQ4_XS want it (llama.cpp's {@code q8_K}). */
     private final QuantizedActivations q8_K = new QuantizedActivations(QuantizedActivations.Scheme.Q8_K);
@@ -154,6 +154,8 @@ final class MatmulTask implements ParallelTask {
                     case Q4_K -> IntDots.q4_K(seg, off, rounded, b * cols, blocks);
                     case Q5_K -> IntDots.q5_K(seg, off, rounded, b * cols, blocks);
                     case Q3_K -> IntDots.q3_K(seg, off, rounded, b * cols, blocks);
+                    case Q2_K -> IntDots.q2_K(seg, off, rounded, b * cols, blocks);
+                    case IQ4_NL -> IntDots.iq4_NL(seg, off, rounded, b * cols, blocks);
                     case IQ4_XS -> IntDots.iq4_XS(seg, off, rounded, b * cols, blocks);
                     case Q6_K -> IntDots.q6_K(seg, off, rounded, b * cols, blocks);
                     default -> throw new IllegalStateException("no integer dot for " + w.type());

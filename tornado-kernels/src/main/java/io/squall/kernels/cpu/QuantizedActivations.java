@@ -5,8 +5,8 @@ import io.squall.kernels.GgmlType;
 /**
  * Activation rows rounded to 8 bits per block, as llama.cpp rounds them before every product with a
  * quantized weight: {@link Scheme#Q8_0} (blocks of 32, {@code d = max|x| / 127} rounded to f16, the
- * AVX2 {@code quantize_row_q8_0}) for Q8_0 and Q4_0 weights, {@link Scheme#Q8_K} (blocks of 256,
- * {@code d = max / −127} in f32, {@code quantize_row_q8_K_ref}) for Q3_K, Q4_K, Q5_K, Q6_K and IQ4_XS. Both round to
+ * AVX2 {@code quantize_row_q8_0}) for Q8_0, Q4_0 and IQ4_NL weights, {@link Scheme#Q8_K} (blocks of 256,
+ * {@code d = max / −127} in f32, {@code quantize_row_q8_K_ref}) for Q2_K to Q6_K and IQ4_XS. Both round to
  * nearest, ties to even. Integer dots ({@link IntDots}, one activation row) read {@link #q} and the block
  * scales; the tiled path of larger batches reads {@link #dequantized}, the same rounded values as floats, so every batch
  * size computes the same products.
@@ -42,8 +42,8 @@ final class QuantizedActivations {
                 return NONE;
             }
             return switch (type) {
-                case Q8_0, Q4_0 -> Q8_0;
-                case Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS -> Q8_K;
+                case Q8_0, Q4_0, IQ4_NL -> Q8_0;
+                case Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS -> Q8_K;
                 default -> NONE;
             };
         }

@@ -3,7 +3,7 @@
  * Vector API ({@code jdk.incubator.vector}) at the preferred species, parallelised over output rows
  * (and attention heads) on a fixed {@link io.squall.kernels.cpu.WorkerPool}.
  *
- * <p>Before a product with Q8_0, Q4_0, Q3_K, Q4_K, Q5_K, Q6_K or IQ4_XS weights the activations are rounded to 8 bits per
+ * <p>Before a product with Q8_0, Q4_0, IQ4_NL, Q2_K to Q6_K or IQ4_XS weights the activations are rounded to 8 bits per
  * block as llama.cpp rounds them ({@link io.squall.kernels.cpu.QuantizedActivations}); one activation
  * row then takes integer dot products that read the weight blocks in place
  * ({@link io.squall.kernels.cpu.IntDots}, 256-bit vectors), and larger batches the tiled path below

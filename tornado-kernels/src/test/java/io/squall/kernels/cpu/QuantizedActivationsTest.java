@@ -13,8 +13,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 /**
- * The CPU executor rounds activations as llama.cpp does before a product with Q8_0, Q4_0, Q3_K to Q6_K or IQ4_XS
- * weights, and then computes exactly {@code w · x̃}: every batch size (integer dots at 1 row, float
+ * The CPU executor rounds activations as llama.cpp does before a product with Q8_0, Q4_0, IQ4_NL, Q2_K to
+ * Q6_K or IQ4_XS weights, and then computes exactly {@code w · x̃}: every batch size (integer dots at 1 row, float
  * tiles above) within float32 summation error of float64 over the rounded activations.
  */
 class QuantizedActivationsTest {
@@ -77,7 +77,7 @@ class QuantizedActivationsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = GgmlType.class, names = {"Q8_0", "Q4_0", "Q3_K", "Q4_K", "Q5_K", "Q6_K", "IQ4_XS"})
+    @EnumSource(value = GgmlType.class, names = {"Q8_0", "Q4_0", "IQ4_NL", "Q2_K", "Q3_K", "Q4_K", "Q5_K", "Q6_K", "IQ4_XS"})
     void matmulIsFloat64OverTheRoundedActivations(GgmlType type) {
         int cols = type.blockSize() * (type.blockSize() == 256 ? 3 : 7);
         try (CpuKernels kernels = new CpuKernels(3)) {

@@ -48,7 +48,7 @@ class TransformerTest {
 
     @ParameterizedTest(name = "{0} {1}")
     @CsvSource({
-            // Before Q8_0, Q4_0, Q3_K to Q6_K and IQ4_XS weights the CPU executor rounds activations to 8 bits per block as
+            // Before Q8_0, Q4_0, IQ4_NL, Q2_K to Q6_K and IQ4_XS weights the CPU executor rounds activations to 8 bits per block as
             // llama.cpp does (up to 1/254 of the block's largest value, blocks of 32 for Q8_0/Q4_0 and of 256 for the
             // K-quants), which this pass does not: seen 3e-4 to 1.1e-3 off it for Q8_0/Q4_0 and up to 1.2e-2 for the
             // K-quants on these shapes. QuantizedActivationsTest checks the rounded products exactly, and
@@ -64,8 +64,8 @@ class TransformerTest {
             "LLAMA, Q4_1, 64, 96, 1e-4",
             "MISTRAL, Q5_0, 64, 96, 1e-4",
             "QWEN2, Q5_1, 96, 160, 1e-4",
-            "QWEN3, IQ4_NL, 64, 96, 1e-4",
-            "QWEN3, Q2_K, 256, 256, 1e-4",
+            "QWEN3, IQ4_NL, 64, 96, 1e-2",
+            "QWEN3, Q2_K, 256, 256, 5e-2",
             "LLAMA, Q3_K, 256, 256, 5e-2",
             "MISTRAL, Q5_K, 256, 256, 5e-2",
             "QWEN2, IQ4_XS, 256, 256, 5e-2",
