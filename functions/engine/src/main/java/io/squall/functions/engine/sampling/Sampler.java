@@ -233,14 +233,18 @@ public final class Sampler {
         return kept;
     }
 
-    /** Draws from softmax(logit / temperature) over the candidates. */
+    /**
+     * Draws from softmax(logit / temperature) over the candidates. A logit equal to the maximum weighs exactly 1,
+     * whatever the temperature: for a temperature so small that its inverse is +Infinity (4.9e-324), 0 times it
+     * would be NaN, no candidate would weigh anything, and no token could be drawn.
+     */
     private int draw(float[] logits, boolean whole, int count, float max) {
         double inverseTemperature = 1.0 / params.temperature();
         float[] w = weights(count);
         double total = 0;
         for (int i = 0; i < count; i++) {
-            float logit = logits[whole ? i : ids[i]];
-            w[i] = (float) Math.exp((logit - max) * inverseTemperature);
+            float below = logits[whole ? i : ids[i]] - max;
+            w[i] = below == 0 ? 1f : (float) Math.exp(below * inverseTemperature);
             total += w[i];
         }
         double target = random.nextDouble() * total;

@@ -143,6 +143,17 @@ class SamplerTest {
     }
 
     @Test
+    void aTemperatureWhoseInverseOverflowsDrawsTheArgmax() {
+        // 1 / Double.MIN_VALUE is +Infinity: the argmax's weight must stay 1, not 0 * Infinity = NaN
+        SamplingParams params = SamplingParams.builder().temperature(Double.MIN_VALUE).seed(7L).build();
+        Sampler sampler = new Sampler(params, 4);
+        for (int i = 0; i < 20; i++) {
+            assertThat(sampler.sample(new float[] {0.5f, 3f, -1f, 2.5f}, EMPTY)).isEqualTo(1);
+        }
+        assertThat(sampler.sampleWithLogprobs(new float[] {0.5f, 3f, -1f, 2.5f}, EMPTY, 2).tokenId()).isEqualTo(1);
+    }
+
+    @Test
     void sameSeedGivesTheSameSequence() {
         float[] logits = ramp(500);
         SamplingParams params = SamplingParams.builder().temperature(30).topP(0.95).seed(1234L).build();
