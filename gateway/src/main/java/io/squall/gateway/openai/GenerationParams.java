@@ -56,7 +56,8 @@ public record GenerationParams(String model, Integer maxTokens, int n, List<Stri
         }
         Integer topK = Fields.integer(request, "top_k", -1, Integer.MAX_VALUE);
         Double minP = Fields.number(request, "min_p", 0, 1);
-        Double repetition = Fields.number(request, "repetition_penalty", Double.MIN_VALUE, 10);
+        Double repetition = Fields.number(request, "repetition_penalty",
+                1 / SamplingOptions.MAX_REPETITION_PENALTY, SamplingOptions.MAX_REPETITION_PENALTY);
         Double presence = Fields.number(request, "presence_penalty", -SamplingOptions.MAX_PENALTY, SamplingOptions.MAX_PENALTY);
         Double frequency = Fields.number(request, "frequency_penalty", -SamplingOptions.MAX_PENALTY, SamplingOptions.MAX_PENALTY);
         Long seed = Fields.longValue(request, "seed");

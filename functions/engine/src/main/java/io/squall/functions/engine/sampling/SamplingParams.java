@@ -17,7 +17,8 @@ import java.util.Map;
  * @param minP              drop tokens whose probability is below {@code minP} times the most likely token's;
  *                          in {@code [0, 1]}, 0 disables
  * @param repetitionPenalty llama.cpp / CTRL penalty for tokens in the penalty window: positive logits are
- *                          divided by it, negative logits multiplied; finite and {@code > 0}, 1 disables
+ *                          divided by it, negative logits multiplied; in {@code [0.1, 10]}
+ *                          ({@link SamplingOptions#MAX_REPETITION_PENALTY}), 1 disables
  * @param presencePenalty   OpenAI presence penalty subtracted once from every token in the window;
  *                          in {@code [-2, 2]}
  * @param frequencyPenalty  OpenAI frequency penalty subtracted once per occurrence in the window;
@@ -53,41 +54,19 @@ public record SamplingParams(
                 Map.of());
     }
 
-    /** Validates every field; see the component descriptions for the accepted ranges. */
+    /**
+     * Validates every field: the ranges of the wire's {@link SamplingOptions#checkRanges}, and the penalty window.
+     *
+     * @throws IllegalArgumentException naming the first field out of range
+     */
     public SamplingParams {
-        if (!Double.isFinite(temperature) || temperature < 0) {
-            throw new IllegalArgumentException("temperature must be finite and >= 0 (0 = greedy), got " + temperature);
-        }
-        if (topK < 0) {
-            throw new IllegalArgumentException("topK must be >= 0 (0 = disabled), got " + topK);
-        }
-        if (!(topP > 0 && topP <= 1)) {
-            throw new IllegalArgumentException("topP must be in (0, 1] (1 = disabled), got " + topP);
-        }
-        if (!(minP >= 0 && minP <= 1)) {
-            throw new IllegalArgumentException("minP must be in [0, 1] (0 = disabled), got " + minP);
-        }
-        if (!Double.isFinite(repetitionPenalty) || repetitionPenalty <= 0) {
-            throw new IllegalArgumentException(
-                    "repetitionPenalty must be finite and > 0 (1 = disabled), got " + repetitionPenalty);
-        }
-        if (!(Math.abs(presencePenalty) <= SamplingOptions.MAX_PENALTY)) {
-            throw new IllegalArgumentException("presencePenalty must be in [-2, 2], got " + presencePenalty);
-        }
-        if (!(Math.abs(frequencyPenalty) <= SamplingOptions.MAX_PENALTY)) {
-            throw new IllegalArgumentException("frequencyPenalty must be in [-2, 2], got " + frequencyPenalty);
-        }
+        logitBias = Map.copyOf(logitBias);
+        SamplingOptions.checkRanges(temperature, topK, topP, minP, repetitionPenalty, presencePenalty, frequencyPenalty,
+                logitBias);
         if (penaltyLastN < -1) {
             throw new IllegalArgumentException(
                     "penaltyLastN must be >= -1 (-1 = whole history, 0 = disabled), got " + penaltyLastN);
         }
-        logitBias = Map.copyOf(logitBias);
-        logitBias.forEach((token, bias) -> {
-            if (token < 0 || !(Math.abs(bias) <= SamplingOptions.MAX_LOGIT_BIAS)) {
-                throw new IllegalArgumentException("logit bias needs token ids >= 0 and biases in [-100, 100], got "
-                        + token + ": " + bias);
-            }
-        });
     }
 
     /** Greedy decoding (argmax) with no penalties: the deterministic baseline. */

@@ -42,6 +42,12 @@ class SamplingParamsTest {
         assertThatThrownBy(() -> SamplingParams.builder().minP(-0.01).build()).hasMessageContaining("minP");
         assertThatThrownBy(() -> SamplingParams.builder().repetitionPenalty(0).build())
                 .hasMessageContaining("repetitionPenalty");
+        // positive, but 0 as a float: a positive logit divided by it would be +Infinity
+        assertThatThrownBy(() -> SamplingParams.builder().repetitionPenalty(1.468e-223).build())
+                .hasMessageContaining("repetitionPenalty");
+        assertThatThrownBy(() -> SamplingParams.builder().repetitionPenalty(10.5).build())
+                .hasMessageContaining("repetitionPenalty");
+        assertThat(SamplingParams.builder().repetitionPenalty(0.1).build().repetitionPenalty()).isEqualTo(0.1);
         assertThatThrownBy(() -> SamplingParams.builder().presencePenalty(2.5).build())
                 .hasMessageContaining("presencePenalty");
         assertThatThrownBy(() -> SamplingParams.builder().frequencyPenalty(Double.NaN).build())
