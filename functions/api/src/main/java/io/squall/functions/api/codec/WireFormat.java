@@ -19,6 +19,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Supplier;
 import java.util.zip.CRC32C;
 
 /**
@@ -75,8 +76,8 @@ public final class WireFormat {
         for (int i = 0; i < n; i++) {
             bias.put(in.varint(), (double) in.f32());
         }
-        return new SamplingOptions(s.temperature(), s.topK(), s.topP(), s.minP(), s.repetitionPenalty(),
-                s.presencePenalty(), s.frequencyPenalty(), s.seed(), bias);
+        return checked(() -> new SamplingOptions(s.temperature(), s.topK(), s.topP(), s.minP(), s.repetitionPenalty(),
+                s.presencePenalty(), s.frequencyPenalty(), s.seed(), bias));
     }
 
     private static void sampling(WireWriter w, SamplingOptions s) {
@@ -97,7 +98,7 @@ public final class WireFormat {
         double presence = in.f64();
         double frequency = in.f64();
         Long seed = in.bool() ? in.i64() : null;
-        return new SamplingOptions(temperature, topK, topP, minP, repetition, presence, frequency, seed);
+        return checked(() -> new SamplingOptions(temperature, topK, topP, minP, repetition, presence, frequency, seed));
     }
 
     public static GenerateRequest decodeGenerateRequest(ByteBuffer frame) {
@@ -108,7 +109,29 @@ public final class WireFormat {
         int maxTokens = in.varint();
         boolean ignoreEos = in.bool();
         int topLogprobs = in.zigzag();
-        return new GenerateRequest(id, tokens, withLogitBias(in, sampling), maxTokens, ignoreEos, topLogprobs);
+        if (tokens.length == 0) {
+            throw WireReader.malformed("a generate request has no prompt tokens");
+        }
+        if (maxTokens < 1) {
+            throw WireReader.malformed("maxTokens must be at least 1, got " + maxTokens);
+        }
+        if (topLogprobs < -1 || topLogprobs > GenerateRequest.MAX_TOP_LOGPROBS) {
+            throw WireReader.malformed("topLogprobs must be within -1.." + GenerateRequest.MAX_TOP_LOGPROBS + ", got " + topLogprobs);
+        }
+        SamplingOptions options = withLogitBias(in, sampling);
+        return checked(() -> new GenerateRequest(id, tokens, options, maxTokens, ignoreEos, topLogprobs));
+    }
+
+    /**
+     * What {@code build} makes of decoded fields, a field out of the range its record accepts (a setting no sampler
+     * can use, an empty prompt) being a malformed frame rather than an unchecked exception.
+     */
+    private static <T> T checked(Supplier<T> build) {
+        try {
+            return build.get();
+        } catch (IllegalArgumentException outOfRange) {
+            throw WireReader.malformed(outOfRange.getMessage());
+        }
     }
 
     public static byte[] encode(TokenChunk c) {
@@ -191,7 +214,7 @@ public final class WireFormat {
         if (tokens.length == 0) {
             throw WireReader.malformed("a prefill request has no tokens");
         }
-        return new PrefillRequest(id, tokens, target, destinations, firstBlock, reservation, sampling);
+        return checked(() -> new PrefillRequest(id, tokens, target, destinations, firstBlock, reservation, sampling));
     }
 
     public static byte[] encode(KvPushHeader h) {

@@ -16,6 +16,7 @@ import io.squall.kvgrid.BlockHash;
 import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -182,6 +183,47 @@ class WireFormatTest {
         assertInvalid(() -> WireFormat.decodeGenerateRequest(ByteBuffer.wrap(badUtf8)), "UTF-8");
         byte[] longVarint = {1, 2, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, 1};
         assertInvalid(() -> WireFormat.decodeTokenChunk(ByteBuffer.wrap(longVarint)), "varint");
+    }
+
+    @Test
+    void requestsNoStageCanServeAreInvalidRequests() {
+        assertInvalid(() -> decodeGenerate(new int[0], SAMPLING_FIELDS, 4, -1, NO_BIAS), "no prompt tokens");
+        assertInvalid(() -> decodeGenerate(new int[] {1}, SAMPLING_FIELDS, 0, -1, NO_BIAS), "maxTokens");
+        assertInvalid(() -> decodeGenerate(new int[] {1}, SAMPLING_FIELDS, 4, GenerateRequest.MAX_TOP_LOGPROBS + 1, NO_BIAS),
+                "topLogprobs");
+        assertInvalid(() -> decodeGenerate(new int[] {1}, SAMPLING_FIELDS, 4, -2, NO_BIAS), "topLogprobs");
+        // a repetition penalty of 1.468e-223 is 0 as a float: the sampler would divide a logit by it
+        double[] tinyPenalty = SAMPLING_FIELDS.clone();
+        tinyPenalty[3] = 1.468e-223;
+        assertInvalid(() -> decodeGenerate(new int[] {1}, tinyPenalty, 4, -1, NO_BIAS), "repetitionPenalty");
+        double[] infiniteTemperature = SAMPLING_FIELDS.clone();
+        infiniteTemperature[0] = Double.POSITIVE_INFINITY;
+        assertInvalid(() -> decodeGenerate(new int[] {1}, infiniteTemperature, 4, -1, NO_BIAS), "temperature");
+        assertInvalid(() -> decodeGenerate(new int[] {1}, SAMPLING_FIELDS, 4, -1, Map.of(3, Float.POSITIVE_INFINITY)),
+                "logit bias");
+        byte[] prefillWithNaN = WireFormat.encode(new PrefillRequest("p", new int[] {1, 2}, "w", new int[] {0}, 0, 9L,
+                SamplingOptions.greedy()));
+        // the sampling settings end the frame: temperature, topK (1 byte), five more doubles, the seed flag
+        int temperatureAt = prefillWithNaN.length - 6 * Double.BYTES - 2;
+        ByteBuffer.wrap(prefillWithNaN, temperatureAt, Double.BYTES).order(ByteOrder.LITTLE_ENDIAN).putDouble(Double.NaN);
+        assertInvalid(() -> WireFormat.decodePrefillRequest(ByteBuffer.wrap(prefillWithNaN)), "temperature");
+    }
+
+    /** temperature, topP, minP, repetition, presence, frequency as {@link #decodeGenerate} writes them (topK 0). */
+    private static final double[] SAMPLING_FIELDS = {0.7, 1, 0, 1, 0, 0};
+    private static final Map<Integer, Float> NO_BIAS = Map.of();
+
+    /** A generate request written field by field (so out-of-range values can be written), then decoded. */
+    private static GenerateRequest decodeGenerate(int[] tokens, double[] sampling, int maxTokens, int topLogprobs,
+                                                  Map<Integer, Float> bias) {
+        WireWriter w = new WireWriter(64).header(MessageType.GENERATE_REQUEST).string("r").varints(tokens)
+                .f64(sampling[0]).varint(0).f64(sampling[1]).f64(sampling[2]).f64(sampling[3]).f64(sampling[4])
+                .f64(sampling[5]).bool(false).varint(maxTokens).bool(false).zigzag(topLogprobs);
+        if (!bias.isEmpty()) {
+            w.varint(bias.size());
+            bias.forEach((token, value) -> w.varint(token).f32(value));
+        }
+        return WireFormat.decodeGenerateRequest(ByteBuffer.wrap(w.toByteArray()));
     }
 
     @Test
