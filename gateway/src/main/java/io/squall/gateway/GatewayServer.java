@@ -56,7 +56,7 @@ public final class GatewayServer implements AutoCloseable {
         OpenAiService service = new OpenAiService(registry, guard, limiter, metrics, limits.requestTimeout());
         // the HTTP port also carries the client API over WebSocket (/rsocket): Knative gives a container one port
         StageEndpoints endpoints = new StageEndpoints(() -> !limiter.draining(), metrics::scrape,
-                RSocketFrontEnd.server(service).asConnectionAcceptor());
+                RSocketFrontEnd.server(service, config).asConnectionAcceptor());
         MicronautHttpFrontEnd http = MicronautHttpFrontEnd.start(config, service, metrics, endpoints);
         RSocketFrontEnd rsocket;
         try {

@@ -1,11 +1,13 @@
 package io.squall.gateway;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.rsocket.Payload;
 import io.rsocket.RSocket;
 import io.rsocket.exceptions.CustomRSocketException;
 import io.rsocket.transport.ClientTransport;
 import io.rsocket.transport.netty.client.TcpClientTransport;
 import io.rsocket.transport.netty.client.WebsocketClientTransport;
+import io.rsocket.util.DefaultPayload;
 import io.squall.functions.api.ErrorCode;
 import io.squall.functions.api.Routes;
 import org.junit.jupiter.api.AfterAll;
@@ -14,7 +16,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
@@ -74,6 +78,14 @@ class RSocketIT {
                     .isInstanceOfSatisfying(CustomRSocketException.class, e -> {
                         assertThat(e.errorCode()).isEqualTo(ErrorCode.INVALID_REQUEST.rsocketCode());
                         assertThat(e.getMessage()).contains("\"param\":\"messages\"");
+                    });
+            // composite metadata whose first entry announces more bytes than follow: the client's error, typed
+            Payload malformed = DefaultPayload.create(CHAT.getBytes(StandardCharsets.UTF_8),
+                    new byte[] {(byte) 0xFE, 0x00, 0x00, 0x7F, 0x01});
+            assertThatThrownBy(() -> socket.requestStream(malformed).blockLast(Duration.ofSeconds(60)))
+                    .isInstanceOfSatisfying(CustomRSocketException.class, e -> {
+                        assertThat(e.errorCode()).isEqualTo(ErrorCode.INVALID_REQUEST.rsocketCode());
+                        assertThat(e.getMessage()).contains("malformed RSocket metadata");
                     });
         } finally {
             socket.dispose();

@@ -47,22 +47,9 @@ final class ClientApiResponder implements RSocket {
     @Override
     public Flux<Payload> requestStream(Payload payload) {
         try {
-            String route = null;
-            String authorization = null;
-            if (payload.hasMetadata()) {
-                ByteBuf metadata = payload.sliceMetadata();
-                if (compositeMetadata) {
-                    for (CompositeMetadata.Entry entry : new CompositeMetadata(metadata, false)) {
-                        if (WellKnownMimeType.MESSAGE_RSOCKET_ROUTING.getString().equals(entry.getMimeType())) {
-                            route = firstTag(entry.getContent());
-                        } else if (WellKnownMimeType.MESSAGE_RSOCKET_AUTHENTICATION.getString().equals(entry.getMimeType())) {
-                            authorization = bearer(entry.getContent());
-                        }
-                    }
-                } else {
-                    route = firstTag(metadata);
-                }
-            }
+            Metadata metadata = metadata(payload);
+            String route = metadata.route();
+            String authorization = metadata.authorization();
             byte[] body = ByteBufUtil.getBytes(payload.sliceData());
             ApiRequest request = new ApiRequest(authorization, body, ApiRequest.Delivery.STREAM, Schedulers.parallel());
             Reply reply;
@@ -81,6 +68,40 @@ final class ClientApiResponder implements RSocket {
             return Flux.error(errorFrame(ApiException.from(e)));
         } finally {
             payload.release();
+        }
+    }
+
+    /** The route and bearer token a request's metadata carries (either may be {@code null}). */
+    private record Metadata(String route, String authorization) {
+    }
+
+    /**
+     * Reads the request's metadata: composite (routing and authentication entries) or bare routing metadata, as
+     * the connection's SETUP declared.
+     *
+     * @throws ApiException INVALID_REQUEST when the metadata is not well-formed: the client's error, not the gateway's
+     */
+    private Metadata metadata(Payload payload) {
+        if (!payload.hasMetadata()) {
+            return new Metadata(null, null);
+        }
+        try {
+            ByteBuf metadata = payload.sliceMetadata();
+            if (!compositeMetadata) {
+                return new Metadata(firstTag(metadata), null);
+            }
+            String route = null;
+            String authorization = null;
+            for (CompositeMetadata.Entry entry : new CompositeMetadata(metadata, false)) {
+                if (WellKnownMimeType.MESSAGE_RSOCKET_ROUTING.getString().equals(entry.getMimeType())) {
+                    route = firstTag(entry.getContent());
+                } else if (WellKnownMimeType.MESSAGE_RSOCKET_AUTHENTICATION.getString().equals(entry.getMimeType())) {
+                    authorization = bearer(entry.getContent());
+                }
+            }
+            return new Metadata(route, authorization);
+        } catch (RuntimeException malformed) {
+            throw ApiException.invalid(null, "malformed RSocket metadata: " + malformed.getMessage());
         }
     }
 

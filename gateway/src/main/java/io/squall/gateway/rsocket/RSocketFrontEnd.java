@@ -4,6 +4,7 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.rsocket.SocketAcceptor;
 import io.rsocket.core.RSocketServer;
+import io.rsocket.frame.FrameLengthCodec;
 import io.rsocket.metadata.WellKnownMimeType;
 import io.rsocket.transport.netty.server.CloseableChannel;
 import io.rsocket.transport.netty.server.TcpServerTransport;
@@ -44,17 +45,21 @@ public final class RSocketFrontEnd implements AutoCloseable {
 
     /**
      * The RSocket server of the client API ({@code v1.chat}, {@code v1.completions}) over {@code service}: what
-     * both listeners and the HTTP port's {@code /rsocket} accept connections with.
+     * both listeners and the HTTP port's {@code /rsocket} accept connections with. A request's payload (data and
+     * metadata, reassembled from fragments) is capped at the HTTP body limit plus 64 KiB for metadata, or at one
+     * whole frame (16 MiB, the least RSocket allows) if that is more, so fragments cannot make the gateway buffer a
+     * request of any size.
      */
-    public static RSocketServer server(OpenAiService service) {
+    public static RSocketServer server(OpenAiService service, GatewayConfig config) {
         SocketAcceptor acceptor = (setup, sendingSocket) -> Mono.just(new ClientApiResponder(service,
                 WellKnownMimeType.MESSAGE_RSOCKET_COMPOSITE_METADATA.getString().equals(setup.metadataMimeType())));
-        return RSocketServer.create(acceptor);
+        long cap = Math.max(FrameLengthCodec.FRAME_LENGTH_MASK, config.limits().maxRequestBytes() + (1 << 16));
+        return RSocketServer.create(acceptor).maxInboundPayloadSize((int) Math.min(Integer.MAX_VALUE, cap));
     }
 
     /** Binds the enabled listeners; returns once they are bound. */
     public static RSocketFrontEnd start(GatewayConfig config, OpenAiService service) {
-        RSocketServer server = server(service);
+        RSocketServer server = server(service, config);
         GatewayConfig.Listen listen = config.listen();
         SslContext ssl = config.security().tls() == null ? null : sslContext(config.security().tls());
         CloseableChannel tcp = null;
