@@ -1,11 +1,13 @@
 package io.squall.cli;
 
+import io.squall.cli.bench.BenchFuzzCommand;
 import io.squall.cli.bench.BenchServeCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-/** {@code squall bench}: serving benchmarks and worker profiles. */
-@Command(name = "bench", description = "Serving benchmarks.", subcommands = {BenchServeCommand.class, ProfileCommand.class})
+/** {@code squall bench}: serving benchmarks, worker profiles and the wire fuzzer. */
+@Command(name = "bench", description = "Serving benchmarks, worker profiles and the wire fuzzer.",
+        subcommands = {BenchServeCommand.class, ProfileCommand.class, BenchFuzzCommand.class})
 final class BenchCommand implements Runnable {
 
     @CommandLine.Spec
@@ -13,6 +15,6 @@ final class BenchCommand implements Runnable {
 
     @Override
     public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "a subcommand is required: serve or profile");
+        throw new CommandLine.ParameterException(spec.commandLine(), "a subcommand is required: serve, profile or fuzz");
     }
 }

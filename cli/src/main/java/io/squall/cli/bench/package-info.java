@@ -2,5 +2,8 @@
  * {@code squall bench serve}: a streaming load generator for the OpenAI API (synthetic or traced workloads,
  * fixed concurrency or a request rate), its in-process counterpart that drives a worker's
  * {@link io.squall.functions.api.GenerateService} directly, and the report (JSON and a PNG of the distributions).
+ * {@code squall bench fuzz}: the wire fuzzer, which sends random and mutated requests to every RSocket route, and
+ * mutated raw frames, to a running cluster it joins or to stages it starts in-process, and reports how each was
+ * answered.
  */
 package io.squall.cli.bench;
