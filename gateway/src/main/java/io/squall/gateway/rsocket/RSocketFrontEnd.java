@@ -9,6 +9,7 @@ import io.rsocket.metadata.WellKnownMimeType;
 import io.rsocket.transport.netty.server.CloseableChannel;
 import io.rsocket.transport.netty.server.TcpServerTransport;
 import io.rsocket.transport.netty.server.WebsocketRouteTransport;
+import io.squall.functions.api.rsocket.WellFormedFrames;
 import io.squall.gateway.GatewayConfig;
 import io.squall.gateway.service.OpenAiService;
 import reactor.core.publisher.Mono;
@@ -48,13 +49,14 @@ public final class RSocketFrontEnd implements AutoCloseable {
      * both listeners and the HTTP port's {@code /rsocket} accept connections with. A request's payload (data and
      * metadata, reassembled from fragments) is capped at the HTTP body limit plus 64 KiB for metadata, or at one
      * whole frame (16 MiB, the least RSocket allows) if that is more, so fragments cannot make the gateway buffer a
-     * request of any size.
+     * request of any size; a malformed frame closes its connection before RSocket decodes it ({@link WellFormedFrames}).
      */
     public static RSocketServer server(OpenAiService service, GatewayConfig config) {
         SocketAcceptor acceptor = (setup, sendingSocket) -> Mono.just(new ClientApiResponder(service,
                 WellKnownMimeType.MESSAGE_RSOCKET_COMPOSITE_METADATA.getString().equals(setup.metadataMimeType())));
         long cap = Math.max(FrameLengthCodec.FRAME_LENGTH_MASK, config.limits().maxRequestBytes() + (1 << 16));
-        return RSocketServer.create(acceptor).maxInboundPayloadSize((int) Math.min(Integer.MAX_VALUE, cap));
+        return RSocketServer.create(acceptor).interceptors(registry -> registry.forConnection(new WellFormedFrames()))
+                .maxInboundPayloadSize((int) Math.min(Integer.MAX_VALUE, cap));
     }
 
     /** Binds the enabled listeners; returns once they are bound. */

@@ -27,7 +27,8 @@ import java.util.function.Consumer;
  * handed to a listener (which logs and counts it). Limits that keep a hostile peer from holding resources:
  * a connection must send its SETUP within {@link #FIRST_FRAME_TIMEOUT}, and a payload reassembled from
  * fragments is capped at {@link #MAX_PAYLOAD_BYTES} (the largest message of the wire format, a KV block frame,
- * plus room for its fields and metadata). Stateless and thread-safe.
+ * plus room for its fields and metadata), and a malformed frame closes its connection before RSocket decodes it
+ * ({@link WellFormedFrames}). Stateless and thread-safe.
  */
 public final class StageServers {
 
@@ -61,6 +62,7 @@ public final class StageServers {
             return Mono.just(responder);
         };
         return RSocketServer.create(acceptor)
+                .interceptors(registry -> registry.forConnection(new WellFormedFrames()))
                 .payloadDecoder(PayloadDecoder.ZERO_COPY)
                 .maxTimeToFirstFrame(FIRST_FRAME_TIMEOUT)
                 .maxInboundPayloadSize(MAX_PAYLOAD_BYTES);
