@@ -2,12 +2,13 @@ package io.squall.cli;
 
 import io.squall.cli.bench.BenchFuzzCommand;
 import io.squall.cli.bench.BenchServeCommand;
+import io.squall.cli.bench.BenchSoakCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-/** {@code squall bench}: serving benchmarks, worker profiles and the wire fuzzer. */
-@Command(name = "bench", description = "Serving benchmarks, worker profiles and the wire fuzzer.",
-        subcommands = {BenchServeCommand.class, ProfileCommand.class, BenchFuzzCommand.class})
+/** {@code squall bench}: serving benchmarks, worker profiles, the wire fuzzer and the soak. */
+@Command(name = "bench", description = "Serving benchmarks, worker profiles, the wire fuzzer and the soak.",
+        subcommands = {BenchServeCommand.class, ProfileCommand.class, BenchFuzzCommand.class, BenchSoakCommand.class})
 final class BenchCommand implements Runnable {
 
     @CommandLine.Spec
@@ -15,6 +16,6 @@ final class BenchCommand implements Runnable {
 
     @Override
     public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "a subcommand is required: serve, profile or fuzz");
+        throw new CommandLine.ParameterException(spec.commandLine(), "a subcommand is required: serve, profile, fuzz or soak");
     }
 }
