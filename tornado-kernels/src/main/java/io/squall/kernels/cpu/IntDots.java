@@ -163,60 +163,30 @@ final class IntDots {
      * unpack into a long of eight scales and one of eight mins ({@link KQuantDots#scales}).
      */
     static float q4_K(MemorySegment w, long off, QuantizedActivations a, int xo, int blocks) {
-        return k4(w, off, Q4_KCodec.BLOCK_BYTES, -1, Q4_KCodec.QS_OFFSET, a, xo, blocks);
-    }
-
-    /**
-     * {@link #q4_K} for Q5_K: the same header, scales and nibbles, plus bit {@code s} of {@code qh[l]} as 16
-     * for lane {@code l} of sub-block {@code s}; levels up to 31, so two products still share a 16-bit lane.
-     */
-    static float q5_K(MemorySegment w, long off, QuantizedActivations a, int xo, int blocks) {
-        return k4(w, off, Q5_KCodec.BLOCK_BYTES, Q5_KCodec.QH_OFFSET, Q5_KCodec.QS_OFFSET, a, xo, blocks);
-    }
-
-    /** The Q4_K/Q5_K dot ({@code qh < 0}: no fifth bits). */
-    private static float k4(MemorySegment w, long off, int blockBytes, int qh, int qsOffset, QuantizedActivations a,
-                            int xo, int blocks) {
         short[] x = a.q;
         float[] sums = a.sums;
         int xb = xo / Q4_KCodec.BLOCK_SIZE;
         FloatVector acc0 = FloatVector.zero(F8);
         FloatVector acc1 = acc0;
-        ShortVector highA = ShortVector.zero(S16);
-        ShortVector highB = highA;
         float mins = 0f;
         for (int i = 0; i < blocks; i++) {
-            long base = off + (long) i * blockBytes;
+            long base = off + (long) i * Q4_KCodec.BLOCK_BYTES;
             float dx = a.d[xb + i];
             float d = LittleEndian.half(w, base) * dx;
             float dmin = LittleEndian.half(w, base + Q4_KCodec.DMIN_OFFSET) * dx;
             long scales = KQuantDots.scales(w, base + Q4_KCodec.SCALES_OFFSET);
             long minLevels = KQuantDots.mins(w, base + Q4_KCodec.SCALES_OFFSET);
-            if (qh >= 0) {
-                // bit s moved up to bit 4 + s: a shift right by s then leaves it at 16
-                highA = unsigned16(w, base + qh).lanewise(VectorOperators.LSHL, 4);
-                highB = unsigned16(w, base + qh + 16).lanewise(VectorOperators.LSHL, 4);
-            }
             int xe = xo + i * Q4_KCodec.BLOCK_SIZE;
             int g = (xb + i) * 16;
             float minSum = 0f;
             for (int pair = 0; pair < 4; pair++, xe += 64, g += 4) {
-                long qs = base + qsOffset + 32L * pair;
+                long qs = base + Q4_KCodec.QS_OFFSET + 32L * pair;
                 ShortVector na = unsigned16(w, qs);
                 ShortVector nb = unsigned16(w, qs + 16);
-                ShortVector la = na.and((short) 0x0F);
-                ShortVector lb = nb.and((short) 0x0F);
-                ShortVector ha = na.lanewise(VectorOperators.LSHR, 4);
-                ShortVector hb = nb.lanewise(VectorOperators.LSHR, 4);
-                if (qh >= 0) {
-                    la = la.or(highA.lanewise(VectorOperators.LSHR, 2 * pair).and((short) 0x10));
-                    lb = lb.or(highB.lanewise(VectorOperators.LSHR, 2 * pair).and((short) 0x10));
-                    ha = ha.or(highA.lanewise(VectorOperators.LSHR, 2 * pair + 1).and((short) 0x10));
-                    hb = hb.or(highB.lanewise(VectorOperators.LSHR, 2 * pair + 1).and((short) 0x10));
-                }
-                ShortVector lo = la.mul(ShortVector.fromArray(S16, x, xe)).add(lb.mul(ShortVector.fromArray(S16, x, xe + 16)));
-                ShortVector hi = ha.mul(ShortVector.fromArray(S16, x, xe + 32))
-                        .add(hb.mul(ShortVector.fromArray(S16, x, xe + 48)));
+                ShortVector lo = na.and((short) 0x0F).mul(ShortVector.fromArray(S16, x, xe))
+                        .add(nb.and((short) 0x0F).mul(ShortVector.fromArray(S16, x, xe + 16)));
+                ShortVector hi = na.lanewise(VectorOperators.LSHR, 4).mul(ShortVector.fromArray(S16, x, xe + 32))
+                        .add(nb.lanewise(VectorOperators.LSHR, 4).mul(ShortVector.fromArray(S16, x, xe + 48)));
                 acc0 = pairs(lo).fma(FloatVector.broadcast(F8, d * (int) ((scales >>> (16 * pair)) & 0xFF)), acc0);
                 acc1 = pairs(hi).fma(FloatVector.broadcast(F8, d * (int) ((scales >>> (16 * pair + 8)) & 0xFF)), acc1);
                 minSum += (int) ((minLevels >>> (16 * pair)) & 0xFF) * (sums[g] + sums[g + 1])
@@ -225,6 +195,49 @@ final class IntDots {
             mins += dmin * minSum;
         }
         return acc0.add(acc1).reduceLanes(VectorOperators.ADD) - mins;
+    }
+
+    /**
+     * {@link #q4_K} for Q5_K: the same header, scales, mins and nibbles, plus bit {@code s} of {@code qh[l]} as 16
+     * for lane {@code l} of sub-block {@code s}; levels up to 31, so two products still share a 16-bit lane.
+     */
+    static float q5_K(MemorySegment w, long off, QuantizedActivations a, int xo, int blocks) {
+        short[] x = a.q;
+        float[] sums = a.sums;
+        int xb = xo / Q4_KCodec.BLOCK_SIZE;
+        FloatVector acc = FloatVector.zero(F8);
+        float mins = 0f;
+        for (int i = 0; i < blocks; i++) {
+            long base = off + (long) i * Q5_KCodec.BLOCK_BYTES;
+            float dx = a.d[xb + i];
+            float d = LittleEndian.half(w, base) * dx;
+            float dmin = LittleEndian.half(w, base + Q4_KCodec.DMIN_OFFSET) * dx;
+            long scales = KQuantDots.scales(w, base + Q4_KCodec.SCALES_OFFSET);
+            long minLevels = KQuantDots.mins(w, base + Q4_KCodec.SCALES_OFFSET);
+            // bit s moved up to bit 4 + s: a shift right by s then leaves it at 16
+            ShortVector highA = unsigned16(w, base + Q5_KCodec.QH_OFFSET).lanewise(VectorOperators.LSHL, 4);
+            ShortVector highB = unsigned16(w, base + Q5_KCodec.QH_OFFSET + 16).lanewise(VectorOperators.LSHL, 4);
+            int xe = xo + i * Q4_KCodec.BLOCK_SIZE;
+            int g = (xb + i) * 16;
+            float minSum = 0f;
+            // sub-block s = 2·pair + h: nibble h of the 32 bytes qs[32·pair ..], fifth bit s of qh; the loops stay
+            // loops in the bytecode (C2 unrolls them) so that the helpers inline and no vector is boxed
+            for (int sub = 0; sub < 8; sub++) {
+                int pair = sub >>> 1;
+                int h = sub & 1;
+                long qs = base + Q5_KCodec.QS_OFFSET + 32L * pair;
+                int xs = xe + 32 * sub;
+                ShortVector p = unsigned16(w, qs).lanewise(VectorOperators.LSHR, 4 * h).and((short) 0x0F)
+                        .or(highA.lanewise(VectorOperators.LSHR, sub).and((short) 0x10)).mul(ShortVector.fromArray(S16, x, xs))
+                        .add(unsigned16(w, qs + 16).lanewise(VectorOperators.LSHR, 4 * h).and((short) 0x0F)
+                                .or(highB.lanewise(VectorOperators.LSHR, sub).and((short) 0x10))
+                                .mul(ShortVector.fromArray(S16, x, xs + 16)));
+                acc = pairs(p).fma(FloatVector.broadcast(F8, d * (int) ((scales >>> (8 * sub)) & 0xFF)), acc);
+                minSum += (int) ((minLevels >>> (8 * sub)) & 0xFF) * (sums[g + 2 * sub] + sums[g + 2 * sub + 1]);
+            }
+            mins += dmin * minSum;
+        }
+        return acc.reduceLanes(VectorOperators.ADD) - mins;
     }
 
     /**
@@ -257,20 +270,16 @@ final class IntDots {
         int blockBytes = q3 ? Q3_KCodec.BLOCK_BYTES : Q2_KCodec.BLOCK_BYTES;
         int qsOffset = q3 ? Q3_KCodec.QS_OFFSET : Q2_KCodec.QS_OFFSET;
         int bias = q3 ? 32 : 0;
+        // Q2_K reads its scale bytes as third bits and masks them off: no vector assigned under a branch (C2 boxes)
+        short third = (short) (q3 ? 4 : 0);
         FloatVector acc = FloatVector.zero(F8);
-        ShortVector hmA = ShortVector.zero(S16);
-        ShortVector hmB = hmA;
         float mins = 0f;
         for (int i = 0; i < blocks; i++) {
             long base = off + (long) i * blockBytes;
             float dx = a.d[xb + i];
             float d = LittleEndian.half(w, base + (q3 ? Q3_KCodec.D_OFFSET : Q2_KCodec.D_OFFSET)) * dx;
-            if (q3) {
-                // the hmask bits moved to bit 2 up front: bit 4n + k then lands there after a shift right by 4n + k
-                hmA = unsigned16(w, base).lanewise(VectorOperators.LSHL, 2);
-                hmB = unsigned16(w, base + 16).lanewise(VectorOperators.LSHL, 2);
-            } else {
-                int g0 = (xb + i) * 16;
+            int g0 = (xb + i) * 16;
+            if (!q3) {
                 int minSum = 0;
                 for (int g = 0; g < 16; g++) {
                     minSum += (w.get(ValueLayout.JAVA_BYTE, base + g) >> 4 & 0x0F) * (int) sums[g0 + g];
@@ -278,24 +287,22 @@ final class IntDots {
                 mins += LittleEndian.half(w, base + Q2_KCodec.DMIN_OFFSET) * dx * minSum;
             }
             IntVector block = IntVector.zero(I8);
-            for (int n = 0; n < 2; n++) {
-                ShortVector qa = unsigned16(w, base + qsOffset + 32L * n);
-                ShortVector qb = unsigned16(w, base + qsOffset + 32L * n + 16);
+            // group g = 8n + 2k + j: lanes 16j.. of qs[32n ..] shifted by 2k, third bit 4n + k of hmask[16j ..]; the
+            // loops stay loops in the bytecode (C2 unrolls them) so that the helpers inline and no vector is boxed
+            for (int g = 0; g < 16; g++) {
+                int n = g >>> 3;
+                int k = (g >>> 1) & 3;
+                int j = g & 1;
                 long sc = q3 ? KQuantDots.q3Scales(w, base + Q3_KCodec.SCALES_OFFSET, n)
                         : w.get(LE_LONG, base + 8L * n) & 0x0F0F0F0F0F0F0F0FL;
-                int xe = xo + i * Q3_KCodec.BLOCK_SIZE + 128 * n;
-                for (int k = 0; k < 4; k++) {
-                    ShortVector la = qa.lanewise(VectorOperators.LSHR, 2 * k).and((short) 3);
-                    ShortVector lb = qb.lanewise(VectorOperators.LSHR, 2 * k).and((short) 3);
-                    if (q3) {
-                        la = la.or(hmA.lanewise(VectorOperators.LSHR, 4 * n + k).and((short) 4)).sub((short) 4);
-                        lb = lb.or(hmB.lanewise(VectorOperators.LSHR, 4 * n + k).and((short) 4)).sub((short) 4);
-                    }
-                    short sa = (short) (((sc >>> (16 * k)) & 0xFF) - bias);
-                    short sb = (short) (((sc >>> (16 * k + 8)) & 0xFF) - bias);
-                    block = block.add(pairInts(la.mul(ShortVector.fromArray(S16, x, xe + 32 * k)).mul(sa)))
-                            .add(pairInts(lb.mul(ShortVector.fromArray(S16, x, xe + 32 * k + 16)).mul(sb)));
-                }
+                short scale = (short) (((sc >>> (8 * (g & 7))) & 0xFF) - bias);
+                // the hmask bits moved to bit 2 up front: bit 4n + k then lands there after a shift right by 4n + k
+                ShortVector level = unsigned16(w, base + qsOffset + 32L * n + 16L * j).lanewise(VectorOperators.LSHR, 2 * k)
+                        .and((short) 3)
+                        .or(unsigned16(w, base + 16L * j).lanewise(VectorOperators.LSHL, 2)
+                                .lanewise(VectorOperators.LSHR, 4 * n + k).and(third)).sub(third);
+                block = block.add(pairInts(level.mul(ShortVector.fromArray(S16, x, xo + i * Q3_KCodec.BLOCK_SIZE + 16 * g))
+                        .mul(scale)));
             }
             acc = ((FloatVector) block.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F8, d), acc);
         }
@@ -351,25 +358,21 @@ final class IntDots {
     static float iq4_XS(MemorySegment w, long off, QuantizedActivations a, int xo, int blocks) {
         short[] x = a.q;
         int xb = xo / IQ4_XSCodec.BLOCK_SIZE;
-        FloatVector acc0 = FloatVector.zero(F8);
-        FloatVector acc1 = acc0;
+        FloatVector acc = FloatVector.zero(F8);
         for (int i = 0; i < blocks; i++) {
             long base = off + (long) i * IQ4_XSCodec.BLOCK_BYTES;
             float d = LittleEndian.half(w, base) * a.d[xb + i];
             int scalesHigh = w.get(LittleEndian.SHORT, base + IQ4_XSCodec.SCALES_H_OFFSET);
             int scalesLow = w.get(LE_INT, base + IQ4_XSCodec.SCALES_L_OFFSET);
             int xe = xo + i * IQ4_XSCodec.BLOCK_SIZE;
-            for (int s = 0; s < 8; s += 2) {
-                int la = ((scalesLow >>> (4 * s)) & 0x0F) | ((scalesHigh >>> (2 * s)) & 3) << 4;
-                int lb = ((scalesLow >>> (4 * s + 4)) & 0x0F) | ((scalesHigh >>> (2 * s + 2)) & 3) << 4;
-                long qs = base + IQ4_XSCodec.QS_OFFSET + 16L * s;
-                acc0 = ((FloatVector) iq4Block(w, qs, x, xe + 32 * s).convert(VectorOperators.I2F, 0))
-                        .fma(FloatVector.broadcast(F8, d * (la - 32)), acc0);
-                acc1 = ((FloatVector) iq4Block(w, qs + 16, x, xe + 32 * s + 32).convert(VectorOperators.I2F, 0))
-                        .fma(FloatVector.broadcast(F8, d * (lb - 32)), acc1);
+            for (int s = 0; s < 8; s++) {
+                int ls = ((scalesLow >>> (4 * s)) & 0x0F) | ((scalesHigh >>> (2 * s)) & 3) << 4;
+                // one call site of iq4Block: two per iteration outgrew C2's inlining budget
+                acc = ((FloatVector) iq4Block(w, base + IQ4_XSCodec.QS_OFFSET + 16L * s, x, xe + 32 * s)
+                        .convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F8, d * (ls - 32)), acc);
             }
         }
-        return acc0.add(acc1).reduceLanes(VectorOperators.ADD);
+        return acc.reduceLanes(VectorOperators.ADD);
     }
 
     /**
