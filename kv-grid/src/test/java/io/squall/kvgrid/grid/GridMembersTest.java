@@ -55,4 +55,15 @@ class GridMembersTest {
         assertThat(config.getNetworkConfig().getInterfaces().getInterfaces()).containsExactly("127.0.0.1");
         assertThat(config.getProperty("hazelcast.socket.bind.any")).isEqualTo("false");
     }
+
+    @Test
+    void kvEventBatchesAreKeptForMinutesNotUntilTheRingIsFull() {
+        Config config = GridMembers.config(new GridConfig("squall", "127.0.0.1", 5701, List.of("127.0.0.1:5702"), 1, 1000));
+
+        var ring = config.getRingbufferConfig("_hz_rb_" + KvEventTopic.NAME);
+        assertThat(ring.getCapacity()).isEqualTo(GridMembers.KV_EVENT_BATCHES);
+        assertThat(ring.getTimeToLiveSeconds()).isEqualTo(GridMembers.KV_EVENT_SECONDS);
+        assertThat(config.getReliableTopicConfig(KvEventTopic.NAME).getTopicOverloadPolicy())
+                .isEqualTo(com.hazelcast.topic.TopicOverloadPolicy.DISCARD_OLDEST);
+    }
 }
