@@ -208,6 +208,10 @@ final class RowDecoder {
     private static void twoBit(boolean hmask, MemorySegment w, long off, int blocks, float[] dst, int dstOff) {
         int blockBytes = hmask ? Q3_KCodec.BLOCK_BYTES : Q2_KCodec.BLOCK_BYTES;
         long qs = hmask ? Q3_KCodec.QS_OFFSET : Q2_KCodec.QS_OFFSET;
+        // Q2_K has no third bit: its hmask read (the block's first bytes) is masked away and nothing offset,
+        // so no vector is assigned under a branch (C2 may box it)
+        int thirdBit = hmask ? 1 : 0;
+        int offset = hmask ? 4 : 0;
         for (int i = 0; i < blocks; i++) {
             long base = off + (long) i * blockBytes;
             float d = LittleEndian.half(w, base + (hmask ? Q3_KCodec.D_OFFSET : Q2_KCodec.D_OFFSET));
@@ -220,11 +224,10 @@ final class RowDecoder {
                         int s = 8 * n + 2 * k + (l >>> 4);
                         float scale = d * (hmask ? Q3_KCodec.scale(w, base, s) : Q2_KCodec.scale(w, base, s));
                         float min = hmask ? 0f : -dmin * Q2_KCodec.min(w, base, s);
-                        IntVector q = ints(w, base + qs + 32L * n + l).lanewise(VectorOperators.ASHR, 2 * k).and(3);
-                        if (hmask) {
-                            q = q.or(ints(w, base + l).lanewise(VectorOperators.ASHR, 4 * n + k).and(1)
-                                    .lanewise(VectorOperators.LSHL, 2)).sub(4);
-                        }
+                        IntVector q = ints(w, base + qs + 32L * n + l).lanewise(VectorOperators.ASHR, 2 * k).and(3)
+                                .or(ints(w, base + l).lanewise(VectorOperators.ASHR, 4 * n + k).and(thirdBit)
+                                        .lanewise(VectorOperators.LSHL, 2))
+                                .sub(offset);
                         toFloats(q).fma(scale, min).intoArray(dst, dstOff + i * Q2_KCodec.BLOCK_SIZE + 128 * n + 32 * k + l);
                     }
                 }

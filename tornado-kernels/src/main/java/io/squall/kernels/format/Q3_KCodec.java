@@ -39,7 +39,9 @@ public final class Q3_KCodec {
      */
     public static int scale(MemorySegment src, long block, int s) {
         long q = block + SCALES_OFFSET;
-        int low = s < 8 ? LittleEndian.ubyte(src, q + s) & 0x0F : LittleEndian.ubyte(src, q + s - 8) >>> 4;
+        // no branch on s: a byte index that differs between branches let C2's loop predication hoist one
+        // branch's bounds check over the whole loop, fail at the matrix's last block and recompile, every call
+        int low = (LittleEndian.ubyte(src, q + (s & 7)) >>> 4 * (s >>> 3)) & 0x0F;
         int high = (LittleEndian.ubyte(src, q + 8 + (s & 3)) >>> (2 * (s >>> 2))) & 3;
         return (low | high << 4) - 32;
     }
