@@ -107,7 +107,11 @@ public final class KvRoutingPolicy implements RoutingPolicy {
                     indexer.replace(directory.snapshot(worker, last)).get(30, TimeUnit.SECONDS);
                     LOG.info("KV index repaired for worker {} at event {}", worker, last);
                 } catch (Exception e) {
-                    LOG.warn("repairing the KV index for worker " + worker + " failed", e);
+                    if (repairs.isShutdown()) { // the router closed under the repair: nothing left to repair
+                        LOG.debug("repairing the KV index for worker {} stopped: the router closed", worker);
+                    } else {
+                        LOG.warn("repairing the KV index for worker " + worker + " failed", e);
+                    }
                 } finally {
                     repairing.remove(worker);
                 }
