@@ -18,9 +18,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code squall run --kernels tornadovm} in a JVM started with TornadoVM's argfile gives the same
  * greedy tokens as {@code --kernels cpu}: on the trained stories260K, the tiny reference models (F32,
  * Q8_0, Q4_0), and models written here that exercise Q/K/V biases (qwen2), per-head Q/K norms (qwen3)
- * and F16 weights. The device kernels multiply float activations, so the JVM runs with
- * {@code squall.kernels.f32Activations=true} (set in the profile): the CPU executor does the same instead
- * of rounding them to 8 bits before Q8_0 and Q4_0 weights.
+ * and F16 weights, with both executors rounding activations to 8 bits before Q8_0 and Q4_0 weights as
+ * they do by default.
  */
 class TornadoRunIT {
 

@@ -6,6 +6,7 @@ import io.squall.kernels.Kernels;
 import io.squall.kernels.PagedKv;
 import io.squall.kernels.WeightMatrix;
 import io.squall.kernels.cpu.CpuKernels;
+import io.squall.kernels.cpu.RoundedActivations;
 import io.squall.kernels.custom.CustomKernel;
 import io.squall.kernels.reference.ReferenceKernels;
 import uk.ac.manchester.tornado.api.TornadoRuntime;
@@ -28,7 +29,9 @@ import java.util.Set;
  * {@link Kernels} on a TornadoVM device: the {@link DeviceKernels} compiled by TornadoVM's JIT (OpenCL
  * C for PoCL or a GPU's OpenCL driver, PTX for NVIDIA GPUs). Weights stay resident in per-format
  * {@link WeightArena}s from the first launch on; KV pages stay resident in the {@link KvMirror} of the
- * attention graph, which receives only what it lacks; activations cross with each operation.
+ * attention graph, which receives only what it lacks; activations cross with each operation, rounded to 8 bits
+ * per block on the way where the CPU executor rounds them (before Q8_0 and Q4_0 weights), so both executors
+ * multiply the same values.
  * Q, K and V (and gate and up) multiply in one fused launch when they share an arena.
  *
  * <p>What the device cannot run goes to a host executor, reported once per cause on the
@@ -54,6 +57,8 @@ public final class TornadoKernels implements Kernels {
     private final CustomOps custom;
     private final WeightMatrix[] fused = new WeightMatrix[WeightArena.MAX_FUSED];
     private final float[][] fusedOut = new float[WeightArena.MAX_FUSED][];
+    /** The CPU executor's 8-bit activation rounding, so device and CPU products use the same activations. */
+    private final RoundedActivations rounding = new RoundedActivations();
     private boolean attentionOnHost;
 
     private TornadoKernels(TornadoDevice device, Kernels host) {
@@ -178,7 +183,7 @@ public final class TornadoKernels implements Kernels {
             String failure = "matmul " + ws[0].type();
             if (arena != null && !reported.contains(failure)) {
                 try {
-                    arena.multiply(ws, count, x, outs, batch);
+                    arena.multiply(ws, count, rounding.of(ws[0].type(), x, batch * ws[0].cols()), outs, batch);
                     return;
                 } catch (DeviceOp.DeviceFailure e) {
                     report(failure, e.getMessage());
