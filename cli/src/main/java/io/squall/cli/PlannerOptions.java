@@ -20,8 +20,12 @@ import java.util.Map;
  */
 final class PlannerOptions {
 
-    @Option(names = "--ttft-ms", defaultValue = "1000", description = "target time to first token, p90 (default: ${DEFAULT-VALUE})")
+    @Option(names = "--ttft-ms", defaultValue = "1000", description = "target time to first token (default: ${DEFAULT-VALUE})")
     double ttftMs;
+
+    @Option(names = "--slo-quantile", defaultValue = "0.9",
+            description = "share of requests whose TTFT the prefill sizing keeps within --ttft-ms (default: ${DEFAULT-VALUE})")
+    double sloQuantile;
 
     @Option(names = "--itl-ms", defaultValue = "100", description = "target time between tokens, p90 (default: ${DEFAULT-VALUE})")
     double itlMs;
@@ -75,7 +79,7 @@ final class PlannerOptions {
             throw new IllegalArgumentException("--interval must be a positive number of seconds");
         }
         return new PlannerConfig(pools, total, Duration.ofMillis(Math.round(intervalSeconds * 1e3)),
-                new PlannerConfig.Slo(ttftMs, itlMs), parsedMode, predictor, scaleDownIntervals);
+                new PlannerConfig.Slo(ttftMs, itlMs, sloQuantile), parsedMode, predictor, scaleDownIntervals);
     }
 
     /** The profile's performance, required in SLA mode; null in load mode. */

@@ -47,6 +47,10 @@ public final class Planner {
     private double decodeCorrection = 1;
     private final Map<Pool, Integer> targets = new EnumMap<>(Pool.class);
     private final Map<Pool, Deque<Integer>> wantedLess = new EnumMap<>(Pool.class);
+    /** Per pool grown between intervals since the last decision: its target before the first growth. */
+    private final Map<Pool, Integer> beforeUrgent = new EnumMap<>(Pool.class);
+    /** Ready workers per pool at the last decision: latencies measured across a change do not correct the model. */
+    private final Map<Pool, Integer> readyBefore = new EnumMap<>(Pool.class);
 
     /** @param model the profile's performance; required in SLA mode, ignored in load mode */
     public Planner(PlannerConfig config, PerformanceModel model) {
@@ -83,7 +87,10 @@ public final class Planner {
         for (Pool pool : config.pools().keySet()) {
             demand.put(pool, demand(pool, prediction, observed.pool(pool)));
         }
-        return new Decision(observed, prediction, settle(demand, current, observed));
+        Map<Pool, PoolPlan> plans = settle(demand, current, observed);
+        beforeUrgent.clear();
+        config.pools().keySet().forEach(pool -> readyBefore.put(pool, observed.pool(pool).ready()));
+        return new Decision(observed, prediction, plans);
     }
 
     /**
@@ -91,8 +98,10 @@ public final class Planner {
      * for the interval's end. Short means the pool's workers are full or queueing (the load-mode rule), or the
      * targets are being missed (p90 TTFT or ITL so far above them) and the traffic so far, sized as an interval's
      * would be (as observed, no prediction; lengths fall back on the predicted ones while no request has finished),
-     * needs more workers than the target. A few seconds of traffic are too noisy to size from otherwise. Never
-     * shrinks a pool and leaves the predictors and corrections alone.
+     * needs more workers than the target. A few seconds of traffic are too noisy to size from otherwise. A check at
+     * most doubles a pool (a few seconds' rate of long prompts overstates the interval's), never shrinks one, and
+     * leaves the predictors and corrections alone; the next interval's decision revises the growth if the interval
+     * met its targets.
      *
      * @return the decision when a pool grows, else null
      */
@@ -112,10 +121,11 @@ public final class Planner {
             Replicas replicas = current.getOrDefault(pool, Replicas.none());
             int previous = targets.getOrDefault(pool, Math.max(replicas.target(), replicas.current()));
             int desired = Math.min(config.pools().get(pool).max(), (int) Math.ceil(needed - 1e-9));
-            int target = Math.max(previous, desired);
+            int target = Math.max(previous, Math.min(desired, Math.max(1, 2 * previous)));
             if (target > previous) {
                 grows = true;
                 wantedLess.get(pool).clear();
+                beforeUrgent.putIfAbsent(pool, previous);
             }
             plans.put(pool, new PoolPlan(replicas.current(), replicas.ready(), needed, desired, target,
                     target > previous ? "urgent scale up" : "steady"));
@@ -149,23 +159,36 @@ public final class Planner {
         };
     }
 
-    /** Updates the correction factors from the interval's latencies against what the profile expects at its load. */
+    /**
+     * Updates the correction factors from the interval's latencies against what the profile expects at its load:
+     * the 90th percentile of TTFT, and the mean ITL. A pool whose ready workers changed since the last decision
+     * is skipped: its latencies mix two sizes, and the queue a smaller pool built still drains on the larger one.
+     */
     private void correct(Observation observed) {
         Traffic traffic = observed.traffic();
         if (Double.isNaN(traffic.inputTokens()) || Double.isNaN(traffic.outputTokens())) {
             return;
         }
-        PoolLoad prefillers = observed.pool(config.disaggregated() ? Pool.PREFILL : Pool.AGGREGATED);
-        PoolLoad decoders = observed.pool(config.disaggregated() ? Pool.DECODE : Pool.AGGREGATED);
-        double expectedTtft = sla.expectedTtftMs(traffic.requestsPerSecond(), traffic.inputTokens(),
-                traffic.cacheHitRatio(), traffic.prefillCv2(), prefillers.ready());
-        if (!Double.isNaN(traffic.ttftMs()) && Double.isFinite(expectedTtft)) {
-            prefillCorrection = smooth(prefillCorrection, clamp(traffic.ttftMs() / expectedTtft));
+        Pool prefill = config.disaggregated() ? Pool.PREFILL : Pool.AGGREGATED;
+        Pool decode = config.disaggregated() ? Pool.DECODE : Pool.AGGREGATED;
+        PoolLoad prefillers = observed.pool(prefill);
+        PoolLoad decoders = observed.pool(decode);
+        if (steady(prefill, prefillers) && !Double.isNaN(traffic.ttftP90Ms())) {
+            double expectedTtft = sla.expectedTtftP90Ms(traffic.requestsPerSecond(), traffic.inputTokens(),
+                    traffic.cacheHitRatio(), traffic.prefillCv2(), prefillers.ready());
+            if (Double.isFinite(expectedTtft)) {
+                prefillCorrection = smooth(prefillCorrection, clamp(traffic.ttftP90Ms() / expectedTtft));
+            }
         }
-        double expectedItl = sla.expectedItlMs(decoders.activePerWorker(), traffic.inputTokens(), traffic.outputTokens());
-        if (!Double.isNaN(traffic.itlMs()) && decoders.ready() > 0) {
+        if (steady(decode, decoders) && !Double.isNaN(traffic.itlMs()) && decoders.ready() > 0) {
+            double expectedItl = sla.expectedItlMs(decoders.activePerWorker(), traffic.inputTokens(),
+                    traffic.outputTokens());
             decodeCorrection = smooth(decodeCorrection, clamp(traffic.itlMs() / expectedItl));
         }
+    }
+
+    private boolean steady(Pool pool, PoolLoad workers) {
+        return readyBefore.getOrDefault(pool, workers.ready()) == workers.ready();
     }
 
     /** Rounds, bounds, applies scale-down hysteresis and the budget. */
@@ -183,7 +206,13 @@ public final class Planner {
             desired.put(pool, bounded);
             Deque<Integer> history = wantedLess.get(pool);
             int target;
-            if (bounded >= previous) {
+            Integer beforeGrowth = beforeUrgent.get(pool);
+            if (beforeGrowth != null && bounded < previous && metTargets(observed.traffic())) {
+                // the interval ran on the grown pool within its targets: size it from the whole interval now
+                history.clear();
+                target = Math.max(bounded, beforeGrowth);
+                reasons.put(pool, "urgent scale up revised");
+            } else if (bounded >= previous) {
                 history.clear();
                 target = bounded;
                 reasons.put(pool, bounded > previous ? "scale up" : "steady");
@@ -211,6 +240,10 @@ public final class Planner {
             plans.put(pool, new PoolPlan(now.current(), now.ready(), demand.get(pool), desired.get(pool), target, reason));
         }
         return plans;
+    }
+
+    private boolean metTargets(Traffic traffic) {
+        return traffic.ttftP90Ms() <= config.slo().ttftMs() && traffic.itlP90Ms() <= config.slo().itlMs();
     }
 
     private Map<Pool, Integer> withinBudget(Map<Pool, Integer> wanted) {

@@ -23,12 +23,23 @@ public record PlannerConfig(Map<Pool, Bounds> pools, int budget, Duration interv
     /** Sizing by profile and latency targets, or by load thresholds when no profile exists. */
     public enum Mode { SLA, LOAD }
 
-    /** Latency targets in milliseconds: time to first token and time between tokens, at the 90th percentile. */
-    public record Slo(double ttftMs, double itlMs) {
+    /**
+     * Latency targets in milliseconds, time to first token and time between tokens, and the share of requests whose
+     * TTFT the prefill sizing keeps within its target (0.9: the 90th percentile).
+     */
+    public record Slo(double ttftMs, double itlMs, double quantile) {
         public Slo {
             if (!(ttftMs > 0) || !(itlMs > 0)) {
                 throw new IllegalArgumentException("TTFT and ITL targets must be positive milliseconds");
             }
+            if (!(quantile >= 0.5 && quantile < 1)) {
+                throw new IllegalArgumentException("the SLO quantile must be in [0.5, 1), got " + quantile);
+            }
+        }
+
+        /** Targets at the 90th percentile. */
+        public Slo(double ttftMs, double itlMs) {
+            this(ttftMs, itlMs, 0.9);
         }
     }
 

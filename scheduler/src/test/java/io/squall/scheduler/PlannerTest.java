@@ -89,11 +89,11 @@ public class PlannerTest {
         // decode: 20 req/s × 128 tokens at 576 tokens of context within 25 ms per token
         double perWorker = MODEL.decodeTokensPerSecond(25, 576);
         assertThat(target(settled, Pool.DECODE)).isGreaterThanOrEqualTo((int) Math.ceil(20 * 128 / perWorker));
-        // prefill: 20 × 512 tokens/s of 60 ms prompts, all alike, at the utilisation that meets a 400 ms p90
-        double rho = new SlaSizer(MODEL, SLO).utilisation(60, 0);
-        assertThat(rho).isBetween(0.5, 0.95);
-        assertThat(target(settled, Pool.PREFILL))
-                .isGreaterThanOrEqualTo((int) Math.ceil(20 * 512 / (MODEL.prefillTokensPerSecond(512) * rho)));
+        // prefill: 20 × 512 tokens/s of 60 ms prompts, all alike, on enough workers to keep p90 TTFT within 400 ms
+        double busy = 20 * 512 / MODEL.prefillTokensPerSecond(512);
+        double prefill = new SlaSizer(MODEL, SLO).prefill(new Decision.Prediction(20, 512, 128, 0, 0, 1, 1));
+        assertThat(prefill).isBetween(busy / 0.95, busy / 0.5);
+        assertThat(target(settled, Pool.PREFILL)).isGreaterThanOrEqualTo((int) Math.ceil(prefill));
         // and the capacity chosen is not wasteful: within one worker of the demand
         assertThat(target(settled, Pool.DECODE)).isLessThanOrEqualTo((int) Math.ceil(20 * 128 / perWorker) + 1);
     }
@@ -216,11 +216,28 @@ public class PlannerTest {
         assertThat(planner.urgent(new Observation(16, missingTargets(traffic(0.1)), calm), two)).as("never shrinks")
                 .isNull();
 
-        // the next interval's quieter traffic waits out the hysteresis before taking the workers back
+        // the interval ends within its targets on a quieter load: its decision sizes the pool from it at once
         Map<Pool, Replicas> grown = Map.of(Pool.AGGREGATED, new Replicas(target(burst, Pool.AGGREGATED),
                 target(burst, Pool.AGGREGATED), target(burst, Pool.AGGREGATED)));
-        assertThat(target(planner.plan(new Observation(20, traffic(2), calm), grown), Pool.AGGREGATED))
-                .isEqualTo(target(burst, Pool.AGGREGATED));
+        Decision revised = planner.plan(new Observation(20, traffic(2), calm), grown);
+        assertThat(target(revised, Pool.AGGREGATED)).isLessThan(target(burst, Pool.AGGREGATED))
+                .isGreaterThanOrEqualTo(before);
+        assertThat(revised.pools().get(Pool.AGGREGATED).reason()).isEqualTo("urgent scale up revised");
+    }
+
+    @Test
+    void anIntervalThatMissedItsTargetsKeepsTheUrgentGrowthUnderTheHysteresis() {
+        PlannerConfig config = new PlannerConfig(Map.of(Pool.AGGREGATED, new PlannerConfig.Bounds(1, 40)), 40,
+                Duration.ofSeconds(10), SLO, PlannerConfig.Mode.SLA, "kalman", 2);
+        Planner planner = new Planner(config, MODEL);
+        Map<Pool, Replicas> two = Map.of(Pool.AGGREGATED, new Replicas(2, 2, 2));
+        Map<Pool, PoolLoad> calm = Map.of(Pool.AGGREGATED, new PoolLoad(2, 4, 0, 0.1));
+        planner.plan(new Observation(10, traffic(2), calm), two);
+        Decision burst = planner.urgent(new Observation(15, missingTargets(traffic(400)), calm), two);
+        assertThat(target(burst, Pool.AGGREGATED)).as("a check at most doubles the pool").isEqualTo(4);
+        Map<Pool, Replicas> grown = Map.of(Pool.AGGREGATED, new Replicas(4, 4, 4));
+        assertThat(target(planner.plan(new Observation(20, missingTargets(traffic(2)), calm), grown),
+                Pool.AGGREGATED)).isEqualTo(4);
     }
 
     @Test

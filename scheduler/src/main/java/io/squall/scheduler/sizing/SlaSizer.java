@@ -6,28 +6,31 @@ import io.squall.scheduler.PlannerConfig.Slo;
 /**
  * Replicas from a profile and latency targets, per pool, for a predicted load:
  * <ul>
- *   <li><b>prefill</b>: the uncached prompt tokens per second, {@code λ · isl · (1 − hit)}, over one worker's prefill
- *       throughput at that length, held to the utilisation {@code ρ} at which the 90th percentile of TTFT still meets
- *       the target {@code T}. Prompts of mean service time {@code s} (the profile's TTFT alone, times the prefill
- *       correction) and squared coefficient of variation {@code c²} arriving at random queue as in an M/G/1 queue:
- *       the mean wait is {@code ρ s (1 + c²) / 2(1 − ρ)} (Pollaczek–Khinchine), and the wait's tail is about
- *       exponential, {@code P(W > t) ≈ ρ · exp(−t / θ)} with {@code θ = s (1 + c²) / 2(1 − ρ)}; so the 90th
- *       percentile is {@code s + θ · ln(10ρ)} and {@code ρ} is the largest that keeps it within {@code T}. Long
- *       prompts among short ones ({@code c²} about 1.4 in Mooncake's traces) need far more headroom than prompts
- *       of one length;</li>
+ *   <li><b>prefill</b>: the pool as one M/G/c queue. Prompts arrive at random at rate {@code λ}; each holds a worker
+ *       for {@code b = isl / throughput(isl)} (the uncached prompt tokens over one worker's prefill throughput at
+ *       that length), so the pool carries {@code a = λ · b} workers' worth of prompts. With {@code c} workers a
+ *       prompt waits with Erlang C's probability {@code C(c, a)}, and then about exponentially with mean
+ *       {@code b (1 + c²) / 2(c − a)} (M/M/c's, scaled by Allen–Cunneen's factor for prompt times of squared
+ *       coefficient of variation {@code c²}); its TTFT is that wait plus its own time, log-normal around the
+ *       profile's TTFT alone ({@link PromptTimes}). The pool needs the fewest workers whose TTFT percentile (the
+ *       target's quantile) stays within the target, each at most {@value #MAX_BUSY_PER_WORKER} busy; between
+ *       {@code c − 1} and {@code c} the need is interpolated on what each carries, so the aggregated sum below is
+ *       not rounded twice. One queue for the pool, not one per worker: the router sends a prompt to whichever
+ *       worker is free first, which is what several servers on one queue model;</li>
  *   <li><b>decode</b>: the output tokens per second, {@code λ · osl}, over the most one worker decodes while keeping
  *       ITL within the target (divided by the decode correction) at the mean context {@code isl + osl/2};</li>
  *   <li><b>aggregated</b>: both shares of a worker's time added up.</li>
  * </ul>
- * Immutable.
+ * The prefill correction (observed over modelled TTFT percentile) divides the target rather than scaling the
+ * prompts, so what the model gets wrong about the wait is not multiplied into the prompts' own time. Immutable.
  */
 public final class SlaSizer {
 
-    /** The utilisation used when the TTFT target is below a lone prompt's time (it cannot be met at any size). */
+    /** Busy share per worker when a lone prompt already misses the TTFT target (no number of workers meets it). */
     static final double UNREACHABLE_TTFT_UTILISATION = 0.5;
-    private static final double MAX_UTILISATION = 0.95;
-    /** The share of requests whose TTFT the target bounds (the targets are 90th percentiles). */
-    private static final double QUANTILE = 0.9;
+    static final double MAX_BUSY_PER_WORKER = 0.95;
+    /** The quantile the planner's corrections compare: gateways report the 90th percentile. */
+    private static final double OBSERVED_QUANTILE = 0.9;
 
     private final PerformanceModel model;
     private final Slo slo;
@@ -43,9 +46,9 @@ public final class SlaSizer {
         if (!(load.requestsPerSecond() > 0) || !(isl > 0)) {
             return 0;
         }
-        double service = model.ttftAloneMs(isl) * load.prefillCorrection();
-        double throughput = model.prefillTokensPerSecond(isl) / load.prefillCorrection();
-        return load.requestsPerSecond() * isl / (throughput * utilisation(service, load.prefillCv2()));
+        double holdMs = holdMs(isl);
+        return workers(load.requestsPerSecond() * holdMs / 1e3, model.ttftAloneMs(isl), holdMs, load.prefillCv2(),
+                slo.ttftMs() / load.prefillCorrection());
     }
 
     /** Decode workers needed (fractional); 0 without traffic. */
@@ -68,18 +71,15 @@ public final class SlaSizer {
     }
 
     /**
-     * The mean TTFT (ms) the profile expects at this load on {@code workers} prefilling workers, by
-     * Pollaczek–Khinchine; infinite when saturated.
+     * The 90th percentile of TTFT (ms) the profile expects at this load on {@code workers} prefilling workers;
+     * infinite when they are saturated.
      */
-    public double expectedTtftMs(double requestsPerSecond, double inputTokens, double cacheHitRatio, double prefillCv2,
-                                 int workers) {
-        double isl = inputTokens * (1 - (Double.isNaN(cacheHitRatio) ? 0 : cacheHitRatio));
-        double service = model.ttftAloneMs(Math.max(1, isl));
-        if (workers == 0) {
-            return Double.POSITIVE_INFINITY;
-        }
-        double rho = requestsPerSecond * isl / (model.prefillTokensPerSecond(isl) * workers);
-        return rho >= 1 ? Double.POSITIVE_INFINITY : service + rho * service * (1 + known(prefillCv2)) / (2 * (1 - rho));
+    public double expectedTtftP90Ms(double requestsPerSecond, double inputTokens, double cacheHitRatio,
+                                    double prefillCv2, int workers) {
+        double isl = Math.max(1, inputTokens * (1 - (Double.isNaN(cacheHitRatio) ? 0 : cacheHitRatio)));
+        double holdMs = holdMs(isl);
+        return ttftPercentileMs(workers, requestsPerSecond * holdMs / 1e3, PromptTimes.of(model.ttftAloneMs(isl),
+                prefillCv2), holdMs, prefillCv2, OBSERVED_QUANTILE);
     }
 
     /** The ITL (ms) the profile expects with {@code sequencesPerWorker} decoding at the load's mean context. */
@@ -88,23 +88,41 @@ public final class SlaSizer {
     }
 
     /**
-     * The utilisation at which the 90th percentile of TTFT stays within the target for prompts of mean service time
-     * {@code serviceMs} and squared coefficient of variation {@code cv2} (0 when NaN: prompts alike); {@link
-     * #UNREACHABLE_TTFT_UTILISATION} when a lone prompt already misses it.
+     * Workers (fractional) that carry {@code busy} workers' worth of prompts with the TTFT percentile of the
+     * targets' quantile within {@code targetMs}: prompts of mean own time {@code ownMs} holding a worker for
+     * {@code holdMs} each, their times of squared coefficient of variation {@code cv2} (alike when NaN).
      */
-    public double utilisation(double serviceMs, double cv2) {
-        if (serviceMs >= slo.ttftMs()) {
-            return UNREACHABLE_TTFT_UTILISATION;
+    double workers(double busy, double ownMs, double holdMs, double cv2, double targetMs) {
+        PromptTimes own = PromptTimes.of(ownMs, cv2);
+        if (own.percentileMs(slo.quantile(), 0, 0) >= targetMs) {
+            return busy / UNREACHABLE_TTFT_UTILISATION;
         }
-        // the percentile rises with ρ: bisect for the largest ρ that keeps it within the target
-        double low = 0;
-        double high = MAX_UTILISATION;
-        if (ttftPercentileMs(high, serviceMs, cv2) <= slo.ttftMs()) {
+        // no c with 0.95 c below the load can carry it: start at the first that might
+        int c = Math.max(1, (int) Math.ceil(busy / MAX_BUSY_PER_WORKER - 1e-9));
+        double carriedBelow = capacity(c - 1, own, holdMs, cv2, targetMs);
+        while (true) {
+            double carried = capacity(c, own, holdMs, cv2, targetMs);
+            if (carried >= busy) {
+                return c - 1 + (busy - carriedBelow) / (carried - carriedBelow);
+            }
+            carriedBelow = carried;
+            c++;
+        }
+    }
+
+    /** The most load {@code c} workers carry with the targets' TTFT percentile within {@code targetMs}. */
+    private double capacity(int c, PromptTimes own, double holdMs, double cv2, double targetMs) {
+        if (c == 0) {
+            return 0;
+        }
+        double high = MAX_BUSY_PER_WORKER * c;
+        if (ttftPercentileMs(c, high, own, holdMs, cv2, slo.quantile()) <= targetMs) {
             return high;
         }
-        for (int i = 0; i < 50; i++) {
+        double low = 0;
+        for (int i = 0; i < 32; i++) {
             double mid = (low + high) / 2;
-            if (ttftPercentileMs(mid, serviceMs, cv2) <= slo.ttftMs()) {
+            if (ttftPercentileMs(c, mid, own, holdMs, cv2, slo.quantile()) <= targetMs) {
                 low = mid;
             } else {
                 high = mid;
@@ -113,10 +131,30 @@ public final class SlaSizer {
         return low;
     }
 
-    /** The TTFT percentile of {@link #QUANTILE} at utilisation {@code rho}: service plus the wait's tail. */
-    static double ttftPercentileMs(double rho, double serviceMs, double cv2) {
-        double scale = serviceMs * (1 + known(cv2)) / (2 * (1 - rho));
-        return serviceMs + scale * Math.max(0, Math.log(rho / (1 - QUANTILE)));
+    /**
+     * The {@code quantile} of TTFT with {@code c} workers carrying {@code busy} workers' worth of prompts: a
+     * prompt's own time plus an M/G/c wait (Erlang C, Allen–Cunneen); infinite when saturated.
+     */
+    static double ttftPercentileMs(int c, double busy, PromptTimes own, double holdMs, double cv2, double quantile) {
+        if (busy >= c) {
+            return Double.POSITIVE_INFINITY;
+        }
+        double waitScaleMs = holdMs * (1 + known(cv2)) / (2 * (c - busy));
+        return own.percentileMs(quantile, erlangC(c, busy), waitScaleMs);
+    }
+
+    /** The probability that a prompt waits, {@code c} servers carrying {@code a} (< c) by Erlang's C formula. */
+    static double erlangC(int c, double a) {
+        double blocking = 1; // Erlang B by its recursion, stable for large c
+        for (int k = 1; k <= c; k++) {
+            blocking = a * blocking / (k + a * blocking);
+        }
+        return c * blocking / (c - a * (1 - blocking));
+    }
+
+    /** Worker milliseconds one prompt of {@code isl} uncached tokens holds. */
+    private double holdMs(double isl) {
+        return 1e3 * isl / model.prefillTokensPerSecond(isl);
     }
 
     private static double known(double cv2) {

@@ -4,15 +4,16 @@ import io.squall.scheduler.PlannerConfig;
 import io.squall.scheduler.PlannerTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import java.util.Arrays;
 import java.util.SplittableRandom;
 import java.util.function.DoubleSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
-/** The prefill utilisation the sizer allows, against a simulated single-worker queue at that utilisation. */
+/** The prefill sizing's M/G/c model against simulated queues of several workers. */
 class SlaSizerTest {
 
     private static final double TARGET_MS = 4000;
@@ -21,43 +22,90 @@ class SlaSizerTest {
             new PlannerConfig.Slo(TARGET_MS, 50));
 
     /**
-     * Prompts arriving at random at the allowed utilisation wait, at the 90th percentile, about what the target
-     * leaves after a mean prompt's own time: prompts alike (c² = 0), exponential (1) and log-normal like
-     * Mooncake's lengths (1.4). A FIFO queue by Lindley's recursion, 400,000 prompts.
+     * Prompts arriving at random at the load the sizer says {@code workers} carry have a 90th percentile of TTFT
+     * (wait plus own time) about at the target: prompts alike (c² = 0), exponential (1) and log-normal like
+     * Mooncake's lengths (1.4), on one worker and on four sharing one queue. A FIFO queue, 400,000 prompts.
      */
     @ParameterizedTest
-    @ValueSource(doubles = {0, 1, 1.4})
-    void atTheAllowedUtilisationTheNinetiethPercentileMeetsTheTarget(double cv2) {
+    @CsvSource({"1, 0", "1, 1", "1, 1.4", "4, 0", "4, 1", "4, 1.4"})
+    void atTheLoadTheWorkersCarryTheNinetiethPercentileMeetsTheTarget(int workers, double cv2) {
         long seed = System.nanoTime();
         SplittableRandom random = new SplittableRandom(seed);
-        double rho = sizer.utilisation(SERVICE_MS, cv2);
+        double busy = carried(workers, cv2);
         DoubleSupplier service = serviceTimes(cv2, random);
-        double meanGap = SERVICE_MS / rho;
+        double meanGap = SERVICE_MS / busy;
         int n = 400_000;
-        double[] waits = new double[n];
-        double wait = 0;
-        for (int i = 1; i < n; i++) {
-            wait = Math.max(0, wait + service.getAsDouble() - meanGap * -Math.log(1 - random.nextDouble()));
-            waits[i] = wait;
+        double[] free = new double[workers];
+        double[] ttfts = new double[n];
+        double arrival = 0;
+        for (int i = 0; i < n; i++) {
+            arrival += meanGap * -Math.log(1 - random.nextDouble());
+            int first = 0;
+            for (int w = 1; w < workers; w++) {
+                if (free[w] < free[first]) {
+                    first = w;
+                }
+            }
+            double own = service.getAsDouble();
+            double start = Math.max(arrival, free[first]);
+            free[first] = start + own;
+            ttfts[i] = start + own - arrival;
         }
-        Arrays.sort(waits);
-        double p90 = SERVICE_MS + waits[(int) (0.9 * n)];
-        assertThat(p90).as("p90 at ρ = %.3f, c² = %.1f, seed %d", rho, cv2, seed)
-                .isBetween(0.75 * TARGET_MS, 1.25 * TARGET_MS);
+        Arrays.sort(ttfts);
+        double p90 = ttfts[(int) (0.9 * n)];
+        assertThat(p90).as("p90 with %d workers carrying %.3f, c² = %.1f, seed %d", workers, busy, cv2, seed)
+                .isBetween(0.8 * TARGET_MS, 1.2 * TARGET_MS);
     }
 
     @Test
-    void longPromptsAmongShortOnesNeedMoreHeadroom() {
-        double alike = sizer.utilisation(SERVICE_MS, 0);
-        double spread = sizer.utilisation(SERVICE_MS, 1.4);
-        assertThat(spread).isLessThan(alike - 0.1);
-        assertThat(sizer.utilisation(SERVICE_MS, Double.NaN)).isEqualTo(alike); // unknown spread: prompts alike
-        assertThat(sizer.utilisation(100, 0)).isEqualTo(0.95); // short prompts against a long target: the cap
+    void longPromptsAmongShortOnesNeedMoreWorkers() {
+        double alike = sizer.workers(3, SERVICE_MS, SERVICE_MS, 0, TARGET_MS);
+        double spread = sizer.workers(3, SERVICE_MS, SERVICE_MS, 1.4, TARGET_MS);
+        assertThat(spread).isGreaterThan(alike + 0.3);
+        assertThat(sizer.workers(3, SERVICE_MS, SERVICE_MS, Double.NaN, TARGET_MS)).isEqualTo(alike); // unknown: alike
+        // short prompts against a long target: each worker as busy as the cap allows
+        assertThat(sizer.workers(3, 10, 10, 0, TARGET_MS)).isCloseTo(3 / 0.95, within(1e-6));
+    }
+
+    @Test
+    void workersSharingOneQueueCarryMoreEachThanOneAlone() {
+        double one = carried(1, 1.4);
+        double twelve = carried(12, 1.4);
+        assertThat(twelve / 12).isGreaterThan(one + 0.2);
+        // between whole workers the need grows smoothly with the load
+        double previous = 0;
+        for (double busy = 0.1; busy < 12; busy += 0.1) {
+            double need = sizer.workers(busy, SERVICE_MS, SERVICE_MS, 1.4, TARGET_MS);
+            assertThat(need).isGreaterThan(previous).isGreaterThan(busy);
+            previous = need;
+        }
     }
 
     @Test
     void aTargetBelowALonePromptsTimeCannotBeMet() {
-        assertThat(sizer.utilisation(TARGET_MS, 0)).isEqualTo(SlaSizer.UNREACHABLE_TTFT_UTILISATION);
+        assertThat(sizer.workers(2, TARGET_MS, TARGET_MS, 0, TARGET_MS))
+                .isEqualTo(2 / SlaSizer.UNREACHABLE_TTFT_UTILISATION);
+    }
+
+    @Test
+    void erlangCMatchesItsClosedForms() {
+        assertThat(SlaSizer.erlangC(1, 0.7)).isCloseTo(0.7, within(1e-12)); // one server: the utilisation
+        assertThat(SlaSizer.erlangC(2, 1)).isCloseTo(1 / 3.0, within(1e-12)); // 2a² / (2 + a)(2 − a) at a = 1
+    }
+
+    /** The load {@code workers} carry within the target: where the sizer's need reaches exactly that many. */
+    private double carried(int workers, double cv2) {
+        double low = 0;
+        double high = workers;
+        for (int i = 0; i < 50; i++) {
+            double mid = (low + high) / 2;
+            if (sizer.workers(mid, SERVICE_MS, SERVICE_MS, cv2, TARGET_MS) <= workers) {
+                low = mid;
+            } else {
+                high = mid;
+            }
+        }
+        return low;
     }
 
     /** Service times of mean {@link #SERVICE_MS} and squared coefficient of variation {@code cv2}. */
