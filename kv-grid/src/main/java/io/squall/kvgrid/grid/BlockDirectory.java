@@ -7,7 +7,6 @@ import io.squall.kvgrid.KvEvent;
 import io.squall.kvgrid.WorkerId;
 import io.squall.kvgrid.index.WorkerSnapshot;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -61,27 +60,31 @@ public final class BlockDirectory {
     }
 
     /**
-     * Applies one worker's events in order: {@code Stored} adds, {@code Removed} removes,
-     * {@code Cleared} removes all of the worker's locations. Usable as a {@code KvEventPublisher} sink
-     * on a thread that may block.
+     * Applies workers' events in order: {@code Stored} adds, {@code Removed} removes, {@code Cleared} removes all
+     * of the worker's locations. The events between two {@code Cleared} ones go as one entry processor
+     * ({@link BlockChanges}) in one call, so a batch costs a call per member rather than one per event.
+     * Usable as a {@code KvEventPublisher} sink on a thread that may block.
      */
     public void apply(List<KvEvent> events) {
-        for (KvEvent event : events) {
-            switch (event) {
-                case KvEvent.Stored stored -> {
-                    Set<Long> keys = new HashSet<>();
-                    stored.blocks().forEach(block -> keys.add(block.hash().value()));
-                    map.executeOnKeys(keys, new LocationProcessors.StoreBlocks(
-                            new BlockLocation(stored.worker(), stored.tier()), stored));
-                }
-                case KvEvent.Removed removed -> {
-                    Set<Long> keys = new HashSet<>();
-                    removed.hashes().forEach(hash -> keys.add(hash.value()));
-                    map.executeOnKeys(keys, new LocationProcessors.RemoveLocation(
-                            new BlockLocation(removed.worker(), removed.tier())));
-                }
-                case KvEvent.Cleared cleared -> removeWorker(cleared.worker());
+        int from = 0;
+        for (int i = 0; i < events.size(); i++) {
+            if (events.get(i) instanceof KvEvent.Cleared cleared) {
+                applyChanges(events.subList(from, i));
+                removeWorker(cleared.worker());
+                from = i + 1;
             }
+        }
+        applyChanges(events.subList(from, events.size()));
+    }
+
+    private void applyChanges(List<KvEvent> events) {
+        if (events.isEmpty()) {
+            return;
+        }
+        BlockChanges changes = BlockChanges.of(events);
+        Set<Long> keys = changes.keys();
+        if (!keys.isEmpty()) {
+            map.executeOnKeys(keys, changes);
         }
     }
 

@@ -14,9 +14,9 @@ final class GridSerialization implements DataSerializableFactory {
     static final int ADD_LOCATION = 2;
     static final int REMOVE_LOCATION = 3;
     static final int REMOVE_WORKER = 4;
-    static final int STORE_BLOCKS = 5;
     static final int HELD_BY = 6;
     static final int KV_EVENT_BATCH = 7;
+    static final int BLOCK_CHANGES = 8;
 
     @Override
     public IdentifiedDataSerializable create(int classId) {
@@ -25,9 +25,9 @@ final class GridSerialization implements DataSerializableFactory {
             case ADD_LOCATION -> new LocationProcessors.AddLocation();
             case REMOVE_LOCATION -> new LocationProcessors.RemoveLocation();
             case REMOVE_WORKER -> new LocationProcessors.RemoveWorker();
-            case STORE_BLOCKS -> new LocationProcessors.StoreBlocks();
             case HELD_BY -> new LocationProcessors.HeldBy();
             case KV_EVENT_BATCH -> new KvEventBatch();
+            case BLOCK_CHANGES -> new BlockChanges();
             default -> throw new IllegalArgumentException("unknown kv-grid class id");
         };
     }

@@ -5,9 +5,6 @@ import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
 import com.hazelcast.query.Predicate;
-import io.squall.kvgrid.BlockHash;
-import io.squall.kvgrid.KvEvent;
-import io.squall.kvgrid.LocalBlockHash;
 import io.squall.kvgrid.Tier;
 import io.squall.kvgrid.WorkerId;
 import java.io.IOException;
@@ -79,90 +76,6 @@ final class LocationProcessors {
         @Override
         public int getClassId() {
             return GridSerialization.ADD_LOCATION;
-        }
-    }
-
-    /**
-     * Adds one location to each block of a {@code Stored} event and records the blocks' prefix metadata
-     * (local hash, parent). One instance goes to every partition owner holding some of the keys; each
-     * entry finds its own block by hash.
-     */
-    static final class StoreBlocks implements EntryProcessor<Long, BlockLocations, Boolean>, IdentifiedDataSerializable {
-
-        private BlockLocation location;
-        private boolean firstHasParent;
-        private long firstParent;
-        private long[] hashes;
-        private long[] locals;
-
-        StoreBlocks() {
-        }
-
-        StoreBlocks(BlockLocation location, KvEvent.Stored stored) {
-            this.location = location;
-            this.firstHasParent = stored.parent() != null;
-            this.firstParent = firstHasParent ? stored.parent().value() : 0;
-            int n = stored.blocks().size();
-            this.hashes = new long[n];
-            this.locals = new long[n];
-            for (int i = 0; i < n; i++) {
-                hashes[i] = stored.blocks().get(i).hash().value();
-                locals[i] = stored.blocks().get(i).localHash().value();
-            }
-        }
-
-        @Override
-        public Boolean process(Map.Entry<Long, BlockLocations> entry) {
-            long key = entry.getKey();
-            int i = 0;
-            while (i < hashes.length && hashes[i] != key) {
-                i++;
-            }
-            if (i == hashes.length) {
-                return false;
-            }
-            BlockHash parent = i > 0 ? new BlockHash(hashes[i - 1]) : firstHasParent ? new BlockHash(firstParent) : null;
-            LocalBlockHash local = new LocalBlockHash(locals[i]);
-            BlockLocations current = entry.getValue();
-            if (current == null) {
-                entry.setValue(BlockLocations.of(location, local, parent));
-                return true;
-            }
-            boolean added = !current.locations().contains(location);
-            BlockLocations next = added ? current.with(location) : current;
-            entry.setValue(next.prefixKnown() ? next : next.withPrefix(local, parent));
-            return added;
-        }
-
-        @Override
-        public int getFactoryId() {
-            return GridSerialization.FACTORY_ID;
-        }
-
-        @Override
-        public int getClassId() {
-            return GridSerialization.STORE_BLOCKS;
-        }
-
-        @Override
-        public void writeData(ObjectDataOutput out) throws IOException {
-            writeLocation(out, location);
-            out.writeBoolean(firstHasParent);
-            out.writeLong(firstParent);
-            out.writeLongArray(hashes);
-            out.writeLongArray(locals);
-        }
-
-        @Override
-        public void readData(ObjectDataInput in) throws IOException {
-            location = readLocation(in);
-            firstHasParent = in.readBoolean();
-            firstParent = in.readLong();
-            hashes = in.readLongArray();
-            locals = in.readLongArray();
-            if (hashes == null || locals == null || hashes.length != locals.length) {
-                throw new IOException("a stored-blocks processor needs as many local hashes as hashes");
-            }
         }
     }
 

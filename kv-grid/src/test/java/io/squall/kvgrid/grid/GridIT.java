@@ -174,6 +174,59 @@ class GridIT {
         }
     }
 
+    /**
+     * A batch goes as one processor, its changes sorted by hash: the same hash stored, removed and stored again by
+     * several workers within one batch, and workers cleared in the middle of it, must end as the events applied
+     * one at a time would.
+     */
+    @Test
+    void aBatchOfEventsEndsAsItsEventsAppliedInOrder() {
+        BlockDirectory directory = new BlockDirectory(members.get(2));
+        Map<BlockHash, Set<BlockLocation>> expected = new HashMap<>();
+        List<KvEvent> batch = new ArrayList<>();
+        for (int i = 0; i < 400; i++) {
+            WorkerId worker = new WorkerId(100 + random.nextInt(4));
+            Tier tier = Tier.values()[random.nextInt(3)];
+            BlockLocation location = new BlockLocation(worker, tier);
+            int roll = random.nextInt(20);
+            if (roll == 0) {
+                batch.add(new KvEvent.Cleared(worker, i));
+                expected.values().forEach(set -> set.removeIf(l -> l.worker().equals(worker)));
+            } else if (roll < 8) {
+                List<BlockHash> hashes = new ArrayList<>();
+                for (int k = 1 + random.nextInt(3); k > 0; k--) {
+                    BlockHash hash = new BlockHash(10_000 + random.nextInt(30));
+                    hashes.add(hash);
+                    Set<BlockLocation> held = expected.get(hash);
+                    if (held != null) {
+                        held.remove(location);
+                    }
+                }
+                batch.add(new KvEvent.Removed(worker, i, hashes, tier));
+            } else {
+                List<StoredBlock> blocks = new ArrayList<>();
+                for (int k = 1 + random.nextInt(3); k > 0; k--) {
+                    BlockHash hash = new BlockHash(10_000 + random.nextInt(30));
+                    blocks.add(new StoredBlock(hash, new LocalBlockHash(hash.value() * 31)));
+                    expected.computeIfAbsent(hash, h -> new HashSet<>()).add(location);
+                }
+                batch.add(new KvEvent.Stored(worker, i, null, blocks, tier));
+            }
+        }
+        expected.values().removeIf(Set::isEmpty);
+
+        directory.apply(batch);
+
+        for (int h = 10_000; h < 10_030; h++) {
+            BlockHash hash = new BlockHash(h);
+            assertThat(directory.locations(hash)).as("seed %d hash %s", seed, hash)
+                    .isEqualTo(expected.getOrDefault(hash, Set.of()));
+        }
+        for (int w = 100; w < 104; w++) {
+            directory.removeWorker(new WorkerId(w));
+        }
+    }
+
     @Test
     void aSnapshotFromTheDirectoryHoldsExactlyTheWorkersBlocksWithTheirPrefixes() {
         BlockDirectory directory = new BlockDirectory(members.get(1));
