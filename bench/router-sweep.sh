@@ -4,9 +4,10 @@
 #   bench/router-sweep.sh TRACE OUT_DIR "RATES" "POLICIES" [WALL_TOKENS_PER_S]
 #
 # TRACE is a Mooncake-format JSONL file; RATES are --rate-scale values; POLICIES are --router names, a kv one
-# optionally with its overlap weight as kv:W. Each rate runs at the --speedup that keeps the machine's own output
-# near WALL_TOKENS_PER_S (default 1500) wall-clock tokens a second: the gateway's and the load generator's cost
-# per streamed token, not the simulated GPUs, is what bounds a small host. Writes OUT_DIR/POLICY-RATE.json
+# optionally with its overlap weight as kv:W, or costing in predicted time by the profile as kv+time (also
+# kv-approx+time). Each rate runs at the --speedup that keeps the machine's own output near WALL_TOKENS_PER_S
+# (default 1500) wall-clock tokens a second: the gateway's and the load generator's cost per streamed token,
+# not the simulated GPUs, is what bounds a small host. Writes OUT_DIR/POLICY-RATE.json
 # (squall bench serve reports) and prints one line per run; bench/plot-sweep.py draws them.
 # Environment: PROFILE (default examples/profiles/llama-8b-h100.json), MODEL (a GGUF whose vocabulary and context
 # the mock workers and the gateway use; its context must hold the trace's longest prompt), WORKERS (default 16),
@@ -40,12 +41,16 @@ trap stop EXIT
 for rate in $rates; do
   speedup=$(python3 -c "print(round($wall/($per_second*$rate),3))")
   for policy in $policies; do
-    name=${policy%%:*}
+    name=${policy%%[:+]*}
     weight=1
-    [ "$name" = "$policy" ] || weight=${policy#*:}
+    cost=()
+    case $policy in
+      *:*) weight=${policy#*:} ;;
+      *+time) cost=(--router-profile "$profile") ;;
+    esac
     "$ROOT/squall" serve --http-port "$port" --rsocket-port $((port + 1)) --rsocket-ws-port $((port + 2)) \
       --grid-port $((port + 3)) --engine mock --model "$MODEL" --profile "$profile" --speedup "$speedup" \
-      --workers "$workers" --router "$name" --kv-overlap-weight "$weight" > "$out/serve-$policy-$rate.log" 2>&1 &
+      --workers "$workers" --router "$name" --kv-overlap-weight "$weight" "${cost[@]}" > "$out/serve-$policy-$rate.log" 2>&1 &
     serve_pid=$!
     for _ in $(seq 600); do
       curl -sf "$url/v1/models" > /dev/null && break

@@ -7,6 +7,7 @@ import io.squall.gateway.ModelEndpoint;
 import io.squall.gateway.routing.KvRoutingPolicy;
 import io.squall.gateway.routing.RoutedGenerateService;
 import io.squall.gateway.routing.Routers;
+import io.squall.scheduler.profile.ProfileFiles;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
@@ -57,6 +58,12 @@ final class GatewayOptions {
     @Option(names = "--kv-overlap-weight", defaultValue = "1.0",
             description = "kv router: weight of prefill work against decode load (default: ${DEFAULT-VALUE})")
     double overlapWeight;
+
+    @Option(names = "--router-profile",
+            description = "kv and kv-approx routers: the workers' profile (squall bench profile), to cost each route in "
+                    + "predicted milliseconds (queued prefill, the prompt's uncached tokens, its output at the batch's "
+                    + "ITL) instead of weighted blocks")
+    Path routerProfile;
 
     @Option(names = "--router-temperature", defaultValue = "0",
             description = "kv router: 0 picks the lowest cost, above 0 samples by a softmax of the costs (default: ${DEFAULT-VALUE})")
@@ -110,8 +117,10 @@ final class GatewayOptions {
      * proving the cluster's secret to them.
      */
     FrontDoor start(String host, String modelName, GgufMetadata metadata, Cluster cluster) {
-        KvRoutingPolicy.Config kvConfig = new KvRoutingPolicy.Config(overlapWeight,
-                KvRoutingPolicy.Config.defaults().lowerTierWeight(), routerTemperature);
+        KvRoutingPolicy.Config blocks = new KvRoutingPolicy.Config(overlapWeight,
+                KvRoutingPolicy.Config.defaults().lowerTierWeight(), routerTemperature, null);
+        KvRoutingPolicy.Config kvConfig = routerProfile == null ? blocks
+                : blocks.withLatency(ProfileLatency.of(ProfileFiles.read(routerProfile)));
         List<String> keys = apiKeys == null ? List.of() : GatewayConfig.readApiKeys(apiKeys);
         GatewayConfig config = GatewayConfig.defaults()
                 .withListen(new GatewayConfig.Listen(host, httpPort, rsocketPort, rsocketWebSocketPort))

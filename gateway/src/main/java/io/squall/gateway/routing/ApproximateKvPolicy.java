@@ -50,7 +50,7 @@ public final class ApproximateKvPolicy implements RoutingPolicy {
         BlockChain prompt = hashing.chain(workers.getFirst().model(), request.tokens());
         return Mono.fromFuture(() -> CompletableFuture.supplyAsync(() -> {
             OverlapScores scores = prompt.size() == 0 ? OverlapScores.none(0) : index.findMatches(prompt.hashes());
-            RouteDecision chosen = cost.pick(workers, load, scores);
+            RouteDecision chosen = cost.pick(workers, load, scores, request.maxTokens());
             index.recordRouting(chosen.worker().id().workerId(), prompt);
             return chosen;
         }, owner));

@@ -21,6 +21,20 @@ public final class InFlight {
     private final Map<InstanceId, AtomicLong> sequences = new ConcurrentHashMap<>();
     private final Map<InstanceId, AtomicLong> blocks = new ConcurrentHashMap<>();
     private final Map<InstanceId, Baseline> baselines = new ConcurrentHashMap<>();
+    private final Map<InstanceId, Prefilling> prefilling = new ConcurrentHashMap<>();
+
+    /** Requests this gateway sent to a worker that has not yet returned their first token, and their uncached tokens. */
+    public record Prefilling(long requests, long tokens) {
+        static final Prefilling NONE = new Prefilling(0, 0);
+
+        Prefilling plus(long tokens) {
+            return new Prefilling(requests + 1, this.tokens + tokens);
+        }
+
+        Prefilling minus(long tokens) {
+            return requests <= 1 ? NONE : new Prefilling(requests - 1, Math.max(0, this.tokens - tokens));
+        }
+    }
 
     /** A report and this gateway's own counts when it arrived. */
     private record Baseline(long reportedSequences, long reportedBlocks, long ownSequences, long ownBlocks) {
@@ -29,6 +43,21 @@ public final class InFlight {
     void started(InstanceId worker, long kvBlocks) {
         sequences.computeIfAbsent(worker, id -> new AtomicLong()).incrementAndGet();
         blocks.computeIfAbsent(worker, id -> new AtomicLong()).addAndGet(kvBlocks);
+    }
+
+    /** A request with {@code uncachedTokens} to compute was sent to {@code worker}. */
+    void prefillStarted(InstanceId worker, long uncachedTokens) {
+        prefilling.merge(worker, Prefilling.NONE.plus(uncachedTokens), (now, one) -> now.plus(uncachedTokens));
+    }
+
+    /** Its first token came back, or it ended without one. */
+    void prefillEnded(InstanceId worker, long uncachedTokens) {
+        prefilling.computeIfPresent(worker, (id, now) -> now.minus(uncachedTokens));
+    }
+
+    /** This gateway's requests waiting on {@code worker} for their first token. */
+    public Prefilling prefilling(WorkerInstance worker) {
+        return prefilling.getOrDefault(worker.id(), Prefilling.NONE);
     }
 
     void finished(InstanceId worker, long kvBlocks) {
@@ -52,6 +81,7 @@ public final class InFlight {
         sequences.remove(worker);
         blocks.remove(worker);
         baselines.remove(worker);
+        prefilling.remove(worker);
     }
 
     /** Sequences on {@code worker}: this gateway's live count plus other gateways' share of its latest report. */

@@ -13,8 +13,14 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The KV-aware cost of DESIGN §6 and the pick by it, shared by the policies that learn overlaps from workers' KV
  * events ({@link KvRoutingPolicy}) and from their own decisions ({@link ApproximateKvPolicy}): each worker costs
- * {@code overlapWeight × prefillBlocks + decodeBlocks}; the lowest cost wins (ties: fewer sequences, then a
- * rotating start), or with a temperature a softmax over the negated costs picks. Thread-safe.
+ * {@code overlapWeight × prefillBlocks + decodeBlocks}, or, given the workers' {@link WorkerLatency}, the request's
+ * predicted latency there in milliseconds ({@link #predictedMs}); the lowest cost wins (ties: fewer sequences,
+ * then a rotating start), or with a temperature a softmax over the negated costs picks. Thread-safe.
+ *
+ * <p>Why time and not blocks: a block to prefill and a block that decodes weigh the same in blocks, but with long
+ * prompts recomputing a 12k-token history costs about a second of a worker while holding its blocks through a
+ * decode step costs microseconds; counted in blocks, a worker decoding two long conversations looks busier than
+ * re-prefilling a third one elsewhere, and a returning turn leaves the worker that holds its history.
  */
 final class KvCost {
 
@@ -27,15 +33,18 @@ final class KvCost {
     }
 
     /** The worker of lowest cost, or one sampled by cost with a temperature, with the overlap it holds in G1. */
-    RouteDecision pick(List<WorkerInstance> workers, InFlight load, OverlapScores scores) {
-        WorkerInstance chosen = lowestCost(workers, load, scores);
+    /** Output tokens a request is costed for at most: {@code max_tokens} bounds an output, it does not forecast it. */
+    static final int MAX_COSTED_OUTPUT = 1024;
+
+    RouteDecision pick(List<WorkerInstance> workers, InFlight load, OverlapScores scores, int maxTokens) {
+        WorkerInstance chosen = lowestCost(workers, load, scores, maxTokens);
         return new RouteDecision(chosen, scores.blocks(chosen.id().workerId(), Tier.G1));
     }
 
-    private WorkerInstance lowestCost(List<WorkerInstance> workers, InFlight load, OverlapScores scores) {
+    private WorkerInstance lowestCost(List<WorkerInstance> workers, InFlight load, OverlapScores scores, int maxTokens) {
         double[] costs = new double[workers.size()];
         for (int i = 0; i < costs.length; i++) {
-            costs[i] = cost(workers.get(i), load, scores);
+            costs[i] = cost(workers.get(i), load, scores, maxTokens);
         }
         if (config.temperature() > 0) {
             return sample(workers, costs);
@@ -52,13 +61,38 @@ final class KvCost {
         return workers.get(best);
     }
 
-    /** {@code overlapWeight × prefill blocks + active blocks} of {@code worker} for the looked-up prompt. */
-    double cost(WorkerInstance worker, InFlight load, OverlapScores scores) {
+    /**
+     * {@code worker}'s cost for the looked-up prompt: {@code overlapWeight × prefill blocks + active blocks}, or
+     * its predicted milliseconds when the config has the workers' latency.
+     */
+    double cost(WorkerInstance worker, InFlight load, OverlapScores scores, int maxTokens) {
         WorkerId id = worker.id().workerId();
         int device = scores.blocks(id, Tier.G1);
         int local = scores.blocks(id, Tier.G3); // G1, G2 or G3: every tier the worker itself can onboard from
         double cached = device + config.lowerTierWeight() * (local - device);
-        return config.overlapWeight() * (scores.promptBlocks() - cached) + load.activeBlocks(worker);
+        double prefillBlocks = scores.promptBlocks() - cached;
+        if (config.latency() == null) {
+            return config.overlapWeight() * prefillBlocks + load.activeBlocks(worker);
+        }
+        return predictedMs(config.latency(), worker, load, prefillBlocks, scores.promptBlocks(), maxTokens);
+    }
+
+    /**
+     * The request's latency on {@code worker} as its speed predicts it: the prompts sent there and not yet
+     * prefilled (as many prompts of their mean length), then its own uncached tokens, then its output at the ITL
+     * of the batch it joins (one more sequence, the batch's mean context with its prompt added).
+     */
+    static double predictedMs(WorkerLatency latency, WorkerInstance worker, InFlight load, double prefillBlocks,
+                              int promptBlocks, int maxTokens) {
+        int blockSize = worker.model().blockSize();
+        InFlight.Prefilling ahead = load.prefilling(worker);
+        double queued = ahead.requests() == 0 ? 0
+                : ahead.requests() * latency.prefillMs(ahead.tokens() / (double) ahead.requests());
+        double own = prefillBlocks > 0 ? latency.prefillMs(prefillBlocks * blockSize) : 0;
+        long sequences = load.sequences(worker);
+        double context = (load.activeBlocks(worker) + promptBlocks) * (double) blockSize / (sequences + 1);
+        double decode = Math.min(maxTokens, MAX_COSTED_OUTPUT) * latency.itlMs(sequences + 1, context);
+        return queued + own + decode;
     }
 
     private WorkerInstance sample(List<WorkerInstance> workers, double[] costs) {

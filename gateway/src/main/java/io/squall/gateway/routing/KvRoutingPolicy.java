@@ -30,11 +30,12 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * KV-cache-aware routing (DESIGN §6): the prompt's block hashes are looked up in a radix index that the
- * workers' KV events keep current, and each worker gets the cost
+ * workers' KV events keep current, and each worker gets a cost ({@link KvCost}): in blocks,
  * {@code overlapWeight × prefillBlocks + decodeBlocks}, where {@code prefillBlocks} is the prompt's blocks
  * minus those the worker holds in G1 (and, counted at {@code lowerTierWeight}, in its G2/G3, which it
- * onboards instead of recomputing) and {@code decodeBlocks} its active KV blocks. The lowest cost wins (ties:
- * fewer sequences, then id order), or with a {@code temperature} a softmax over the negated costs picks.
+ * onboards instead of recomputing) and {@code decodeBlocks} its active KV blocks; or, given the workers'
+ * {@link WorkerLatency}, in predicted milliseconds. The lowest cost wins (ties: fewer sequences, then id
+ * order), or with a {@code temperature} a softmax over the negated costs picks.
  *
  * <p>Events come from {@link KvEventTopic}; a gap in a worker's event ids is repaired with a snapshot from the
  * {@link BlockDirectory}, off the indexer thread. Until the repair lands the worker's entries may be stale,
@@ -48,11 +49,12 @@ public final class KvRoutingPolicy implements RoutingPolicy {
      * The router's weights. Block size and hash salt are not among them: each worker advertises its own in
      * discovery ({@link ServedModel}), and prompts are hashed as the candidate workers hash their blocks.
      *
-     * @param overlapWeight   weight of prefill work against decode load
+     * @param overlapWeight   weight of prefill work against decode load (the cost in blocks)
      * @param lowerTierWeight how much a block in G2/G3 saves compared to one in G1 (0 to 1)
      * @param temperature     0 picks the lowest cost; above 0 samples from a softmax of the negated costs
+     * @param latency         the workers' speed, to cost in predicted milliseconds; null costs in blocks
      */
-    public record Config(double overlapWeight, double lowerTierWeight, double temperature) {
+    public record Config(double overlapWeight, double lowerTierWeight, double temperature, WorkerLatency latency) {
         public Config {
             if (overlapWeight < 0 || lowerTierWeight < 0 || lowerTierWeight > 1 || temperature < 0) {
                 throw new IllegalArgumentException("router config out of range: overlapWeight=" + overlapWeight
@@ -62,7 +64,12 @@ public final class KvRoutingPolicy implements RoutingPolicy {
 
         /** Overlap weight 1 (Dynamo's default), lower tiers at half, no sampling. */
         public static Config defaults() {
-            return new Config(1.0, 0.5, 0.0);
+            return new Config(1.0, 0.5, 0.0, null);
+        }
+
+        /** This config costing in predicted milliseconds by {@code workers}' speed. */
+        public Config withLatency(WorkerLatency workers) {
+            return new Config(overlapWeight, lowerTierWeight, temperature, workers);
         }
     }
 
@@ -128,7 +135,8 @@ public final class KvRoutingPolicy implements RoutingPolicy {
      */
     @Override
     public Mono<RouteDecision> choose(GenerateRequest request, List<WorkerInstance> workers, InFlight load) {
-        return lookup(workers.getFirst().model(), request.tokens()).map(scores -> cost.pick(workers, load, scores));
+        return lookup(workers.getFirst().model(), request.tokens())
+                .map(scores -> cost.pick(workers, load, scores, request.maxTokens()));
     }
 
     /**

@@ -213,12 +213,14 @@ public final class RoutedGenerateService implements GenerateService, ContextLeng
         }
         return policy.choose(request, workers, inFlight).flatMapMany(decision -> {
             progress.routed(decision);
-            return streamFrom(decision.worker(), request, progress, lost);
+            return streamFrom(decision, request, progress, lost);
         });
     }
 
-    private Flux<TokenChunk> streamFrom(WorkerInstance worker, GenerateRequest request, Progress progress, Set<InstanceId> lost) {
-        return send(worker, request)
+    private Flux<TokenChunk> streamFrom(RouteDecision decision, GenerateRequest request, Progress progress,
+                                        Set<InstanceId> lost) {
+        WorkerInstance worker = decision.worker();
+        return send(decision, request)
                 .doOnNext(chunk -> progress.add(chunk.tokenIds()))
                 .map(progress::restated)
                 .onErrorResume(e -> migratable(e, progress), e -> {
@@ -237,10 +239,20 @@ public final class RoutedGenerateService implements GenerateService, ContextLeng
                 && progress.generated.length < progress.original.maxTokens();
     }
 
-    private Flux<TokenChunk> send(WorkerInstance worker, GenerateRequest request) {
+    private Flux<TokenChunk> send(RouteDecision decision, GenerateRequest request) {
+        WorkerInstance worker = decision.worker();
         // what the sequence holds once admitted: the prompt and its first output token, in the worker's blocks
         long blocks = worker.model().blocksFor(request.tokens().length + 1);
+        long uncached = request.tokens().length
+                - (long) Math.max(0, decision.overlapBlocks()) * worker.model().blockSize();
         inFlight.started(worker.id(), blocks);
+        inFlight.prefillStarted(worker.id(), Math.max(0, uncached));
+        AtomicBoolean prefilled = new AtomicBoolean();
+        Runnable firstToken = () -> {
+            if (prefilled.compareAndSet(false, true)) {
+                inFlight.prefillEnded(worker.id(), Math.max(0, uncached));
+            }
+        };
         Link link = connection(worker);
         link.opened();
         // Released before the end reaches the subscriber (not after, as doFinally would), so a caller that
@@ -248,12 +260,14 @@ public final class RoutedGenerateService implements GenerateService, ContextLeng
         AtomicBoolean released = new AtomicBoolean();
         Runnable release = () -> {
             if (released.compareAndSet(false, true)) {
+                firstToken.run();
                 inFlight.finished(worker.id(), blocks);
                 link.closed();
             }
         };
         return link.rsocket
                 .flatMapMany(rsocket -> new RSocketGenerateClient(rsocket).generate(request))
+                .doOnNext(chunk -> firstToken.run())
                 .doOnTerminate(release)
                 .doOnCancel(release);
     }

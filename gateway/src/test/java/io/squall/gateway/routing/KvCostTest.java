@@ -1,0 +1,83 @@
+package io.squall.gateway.routing;
+
+import io.squall.functions.discovery.InstanceId;
+import io.squall.functions.discovery.LoadReport;
+import io.squall.functions.discovery.ServedModel;
+import io.squall.functions.discovery.WorkerInstance;
+import io.squall.functions.discovery.WorkerRole;
+import io.squall.kvgrid.index.OverlapScores;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The router's cost in blocks against its cost in predicted time, on a returning turn of a long conversation: the
+ * worker that holds the history also decodes more.
+ */
+class KvCostTest {
+
+    /** About an 8B model on one datacenter GPU: 12k prompt tokens a second; decode bound by reading weights and KV. */
+    private static final WorkerLatency GPU = new WorkerLatency() {
+        @Override
+        public double prefillMs(double tokens) {
+            return tokens / 12.0;
+        }
+
+        @Override
+        public double itlMs(double sequences, double contextTokens) {
+            return 6 + 0.00004 * sequences * contextTokens;
+        }
+    };
+    private static final int PROMPT_BLOCKS = 770; // a 12,320-token history and its new turn, 16-token blocks
+    private static final int OUTPUT = 343;
+
+    private final WorkerInstance holder = worker(1, 2, 1500); // holds the history, decodes two conversations
+    private final WorkerInstance other = worker(2, 1, 750);   // holds the shared system prompt, decodes one
+    private final OverlapScores scores = OverlapScores.builder(PROMPT_BLOCKS)
+            .depths(holder.id().workerId(), new int[] {750, 750, 750, 750}, 0)
+            .depths(other.id().workerId(), new int[] {32, 32, 32, 32}, 0)
+            .build();
+
+    @Test
+    void countedInBlocksTheReturningTurnLeavesTheWorkerThatHoldsItsHistory() {
+        KvCost blocks = new KvCost(KvRoutingPolicy.Config.defaults());
+        RouteDecision decision = blocks.pick(List.of(holder, other), new InFlight(), scores, OUTPUT);
+        assertThat(decision.worker()).isEqualTo(other);
+    }
+
+    @Test
+    void inPredictedTimeItStaysWithItsHistoryUnlessPromptsQueueThere() {
+        KvCost time = new KvCost(KvRoutingPolicy.Config.defaults().withLatency(GPU));
+        InFlight load = new InFlight();
+        RouteDecision decision = time.pick(List.of(holder, other), load, scores, OUTPUT);
+        assertThat(decision.worker()).isEqualTo(holder);
+        assertThat(decision.overlapBlocks()).isEqualTo(750);
+        // three 12k-token prompts sent to the holder and still prefilling: three seconds ahead of this one
+        for (int i = 0; i < 3; i++) {
+            load.prefillStarted(holder.id(), 12_000);
+        }
+        assertThat(time.pick(List.of(holder, other), load, scores, OUTPUT).worker()).isEqualTo(other);
+        // their first tokens came back: the queue is gone
+        for (int i = 0; i < 3; i++) {
+            load.prefillEnded(holder.id(), 12_000);
+        }
+        assertThat(load.prefilling(holder)).isEqualTo(InFlight.Prefilling.NONE);
+        assertThat(time.pick(List.of(holder, other), load, scores, OUTPUT).worker()).isEqualTo(holder);
+    }
+
+    @Test
+    void aLongMaxTokensIsCostedAsABoundNotAForecast() {
+        InFlight load = new InFlight();
+        double capped = KvCost.predictedMs(GPU, other, load, 0, PROMPT_BLOCKS, 1_000_000);
+        double atCap = KvCost.predictedMs(GPU, other, load, 0, PROMPT_BLOCKS, KvCost.MAX_COSTED_OUTPUT);
+        assertThat(capped).isEqualTo(atCap);
+    }
+
+    private static WorkerInstance worker(long instance, int sequences, int activeBlocks) {
+        return new WorkerInstance(new InstanceId("ns", "worker", "generate", instance), WorkerRole.AGGREGATED,
+                ServedModel.of("m", 131_072, 16), "127.0.0.1", 1, 2, 64,
+                new LoadReport(sequences, 0, 8192 - activeBlocks, 8192, 0));
+    }
+}
