@@ -81,7 +81,10 @@ public final class Planner {
         if (sla != null) {
             correct(observed);
         }
-        Prediction prediction = new Prediction(rate.predict(), input.predict(), output.predict(), cacheHit, prefillCv2,
+        // a predictor may foresee growth, never a drop below what the last interval carried: a trend fitted on a
+        // falling load lags its turn, and shrinking already waits out the hysteresis
+        double requests = Math.max(rate.predict(), traffic.requestsPerSecond());
+        Prediction prediction = new Prediction(requests, input.predict(), output.predict(), cacheHit, prefillCv2,
                 prefillCorrection, decodeCorrection);
         Map<Pool, Double> demand = new EnumMap<>(Pool.class);
         for (Pool pool : config.pools().keySet()) {

@@ -149,6 +149,20 @@ public class PlannerTest {
     }
 
     @Test
+    void aLoadThatTurnsUpAfterFallingIsNotPlannedBelowWhatTheLastIntervalCarried() {
+        // a V: the Kalman filter's falling trend would carry on past the turn
+        List<Decision> decisions = run(new Planner(disaggregated(32, 64), MODEL), 24,
+                i -> i < 12 ? 24 - 2 * i : 2 + 3 * (i - 12), true);
+        for (Decision d : decisions) {
+            assertThat(d.predicted().requestsPerSecond()).as("at %.0f s", d.observed().atSeconds())
+                    .isGreaterThanOrEqualTo(d.observed().traffic().requestsPerSecond());
+        }
+        Decision afterTurn = decisions.get(14); // 8 requests/s and rising
+        assertThat(target(afterTurn, Pool.DECODE))
+                .isGreaterThanOrEqualTo((int) Math.ceil(8 * 128 / MODEL.decodeTokensPerSecond(25, 576)));
+    }
+
+    @Test
     void overTheBudgetPoolsAreCutInProportionToWhatTheyAsked() {
         List<Decision> decisions = run(new Planner(disaggregated(32, 6), MODEL), 6, i -> 60, true);
         Decision last = decisions.getLast();
