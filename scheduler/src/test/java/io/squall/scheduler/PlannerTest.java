@@ -212,28 +212,24 @@ public class PlannerTest {
 
     @Test
     void aBurstWithinAnIntervalGrowsThePoolAtOnceAndOnlyTheIntervalsShrinkIt() {
-        PlannerConfig config = new PlannerConfig(Map.of(Pool.AGGREGATED, new PlannerConfig.Bounds(1, 40)), 40,
-                Duration.ofSeconds(10), SLO, PlannerConfig.Mode.SLA, "kalman", 2);
-        Planner planner = new Planner(config, MODEL);
-        Map<Pool, Replicas> two = Map.of(Pool.AGGREGATED, new Replicas(2, 2, 2));
-        Map<Pool, PoolLoad> calm = Map.of(Pool.AGGREGATED, new PoolLoad(2, 4, 0, 0.1));
-        Decision quiet = planner.plan(new Observation(10, traffic(2), calm), two);
+        Planner planner = aggregatedPlanner();
+        Decision quiet = planner.plan(new Observation(10, traffic(2), CALM), TWO);
         int before = target(quiet, Pool.AGGREGATED);
-        assertThat(planner.urgent(new Observation(14, traffic(2), calm), two)).as("the same load").isNull();
+        assertThat(planner.urgent(new Observation(14, traffic(2), CALM), TWO)).as("the same load").isNull();
 
-        assertThat(planner.urgent(new Observation(15, traffic(40), calm), two))
+        assertThat(planner.urgent(new Observation(15, traffic(40), CALM), TWO))
                 .as("more traffic while the targets are still met").isNull();
-        Decision burst = planner.urgent(new Observation(15, missingTargets(traffic(40)), calm), two);
+        Decision burst = planner.urgent(new Observation(15, missingTargets(traffic(40)), CALM), TWO);
         assertThat(burst).isNotNull();
         assertThat(target(burst, Pool.AGGREGATED)).isGreaterThan(before);
         assertThat(burst.pools().get(Pool.AGGREGATED).reason()).isEqualTo("urgent scale up");
-        assertThat(planner.urgent(new Observation(16, missingTargets(traffic(0.1)), calm), two)).as("never shrinks")
+        assertThat(planner.urgent(new Observation(16, missingTargets(traffic(0.1)), CALM), TWO)).as("never shrinks")
                 .isNull();
 
         // the interval ends within its targets on a quieter load: its decision sizes the pool from it at once
         Map<Pool, Replicas> grown = Map.of(Pool.AGGREGATED, new Replicas(target(burst, Pool.AGGREGATED),
                 target(burst, Pool.AGGREGATED), target(burst, Pool.AGGREGATED)));
-        Decision revised = planner.plan(new Observation(20, traffic(2), calm), grown);
+        Decision revised = planner.plan(new Observation(20, traffic(2), CALM), grown);
         assertThat(target(revised, Pool.AGGREGATED)).isLessThan(target(burst, Pool.AGGREGATED))
                 .isGreaterThanOrEqualTo(before);
         assertThat(revised.pools().get(Pool.AGGREGATED).reason()).isEqualTo("urgent scale up revised");
@@ -241,29 +237,33 @@ public class PlannerTest {
 
     @Test
     void anIntervalThatMissedItsTargetsKeepsTheUrgentGrowthUnderTheHysteresis() {
-        PlannerConfig config = new PlannerConfig(Map.of(Pool.AGGREGATED, new PlannerConfig.Bounds(1, 40)), 40,
-                Duration.ofSeconds(10), SLO, PlannerConfig.Mode.SLA, "kalman", 2);
-        Planner planner = new Planner(config, MODEL);
-        Map<Pool, Replicas> two = Map.of(Pool.AGGREGATED, new Replicas(2, 2, 2));
-        Map<Pool, PoolLoad> calm = Map.of(Pool.AGGREGATED, new PoolLoad(2, 4, 0, 0.1));
-        planner.plan(new Observation(10, traffic(2), calm), two);
-        Decision burst = planner.urgent(new Observation(15, missingTargets(traffic(400)), calm), two);
+        Planner planner = aggregatedPlanner();
+        planner.plan(new Observation(10, traffic(2), CALM), TWO);
+        Decision burst = planner.urgent(new Observation(15, missingTargets(traffic(400)), CALM), TWO);
         assertThat(target(burst, Pool.AGGREGATED)).as("a check at most doubles the pool").isEqualTo(4);
         Map<Pool, Replicas> grown = Map.of(Pool.AGGREGATED, new Replicas(4, 4, 4));
-        assertThat(target(planner.plan(new Observation(20, missingTargets(traffic(2)), calm), grown),
+        assertThat(target(planner.plan(new Observation(20, missingTargets(traffic(2)), CALM), grown),
                 Pool.AGGREGATED)).isEqualTo(4);
     }
 
     @Test
     void withNoFinishedRequestYetAFullPoolGrowsWithinTheInterval() {
-        PlannerConfig config = new PlannerConfig(Map.of(Pool.AGGREGATED, new PlannerConfig.Bounds(1, 40)), 40,
-                Duration.ofSeconds(10), SLO, PlannerConfig.Mode.SLA, "kalman", 2);
-        Planner planner = new Planner(config, MODEL);
+        Planner planner = aggregatedPlanner();
         Map<Pool, Replicas> one = Map.of(Pool.AGGREGATED, new Replicas(1, 1, 1));
         Decision full = planner.urgent(new Observation(4, Traffic.none(),
                 Map.of(Pool.AGGREGATED, new PoolLoad(1, 30, 6, 0.97))), one);
         assertThat(full).isNotNull();
         assertThat(target(full, Pool.AGGREGATED)).isEqualTo(2);
+    }
+
+    /** Two aggregated workers, lightly loaded. */
+    private static final Map<Pool, Replicas> TWO = Map.of(Pool.AGGREGATED, new Replicas(2, 2, 2));
+    private static final Map<Pool, PoolLoad> CALM = Map.of(Pool.AGGREGATED, new PoolLoad(2, 4, 0, 0.1));
+
+    /** One aggregated pool of 1 to 40 workers, 10 s intervals, two of hysteresis. */
+    private static Planner aggregatedPlanner() {
+        return new Planner(new PlannerConfig(Map.of(Pool.AGGREGATED, new PlannerConfig.Bounds(1, 40)), 40,
+                Duration.ofSeconds(10), SLO, PlannerConfig.Mode.SLA, "kalman", 2), MODEL);
     }
 
     /** {@code t} with its p90 TTFT twice the target. */
