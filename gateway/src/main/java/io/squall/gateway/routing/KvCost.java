@@ -24,6 +24,9 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class KvCost {
 
+    /** Output tokens a request is costed for at most: {@code max_tokens} bounds an output, it does not forecast it. */
+    static final int MAX_COSTED_OUTPUT = 1024;
+
     private final KvRoutingPolicy.Config config;
     private final AtomicLong rotation = new AtomicLong();
     private final SplittableRandom random = new SplittableRandom();
@@ -33,9 +36,6 @@ final class KvCost {
     }
 
     /** The worker of lowest cost, or one sampled by cost with a temperature, with the overlap it holds in G1. */
-    /** Output tokens a request is costed for at most: {@code max_tokens} bounds an output, it does not forecast it. */
-    static final int MAX_COSTED_OUTPUT = 1024;
-
     RouteDecision pick(List<WorkerInstance> workers, InFlight load, OverlapScores scores, int maxTokens) {
         WorkerInstance chosen = lowestCost(workers, load, scores, maxTokens);
         return new RouteDecision(chosen, scores.blocks(chosen.id().workerId(), Tier.G1));

@@ -243,14 +243,15 @@ public final class RoutedGenerateService implements GenerateService, ContextLeng
         WorkerInstance worker = decision.worker();
         // what the sequence holds once admitted: the prompt and its first output token, in the worker's blocks
         long blocks = worker.model().blocksFor(request.tokens().length + 1);
-        long uncached = request.tokens().length
-                - (long) Math.max(0, decision.overlapBlocks()) * worker.model().blockSize();
+        // the prompt tokens it computes, which queue on the worker until its first token comes back
+        long uncached = Math.max(0, request.tokens().length
+                - (long) Math.max(0, decision.overlapBlocks()) * worker.model().blockSize());
         inFlight.started(worker.id(), blocks);
-        inFlight.prefillStarted(worker.id(), Math.max(0, uncached));
+        inFlight.prefillStarted(worker.id(), uncached);
         AtomicBoolean prefilled = new AtomicBoolean();
         Runnable firstToken = () -> {
             if (prefilled.compareAndSet(false, true)) {
-                inFlight.prefillEnded(worker.id(), Math.max(0, uncached));
+                inFlight.prefillEnded(worker.id(), uncached);
             }
         };
         Link link = connection(worker);

@@ -42,7 +42,7 @@ public final class SlaSizer {
 
     /** Prefill workers needed (fractional); 0 without traffic. */
     public double prefill(Prediction load) {
-        double isl = uncachedInput(load);
+        double isl = uncachedInput(load.inputTokens(), load.cacheHitRatio());
         if (!(load.requestsPerSecond() > 0) || !(isl > 0)) {
             return 0;
         }
@@ -76,7 +76,7 @@ public final class SlaSizer {
      */
     public double expectedTtftP90Ms(double requestsPerSecond, double inputTokens, double cacheHitRatio,
                                     double prefillCv2, int workers) {
-        double isl = Math.max(1, inputTokens * (1 - (Double.isNaN(cacheHitRatio) ? 0 : cacheHitRatio)));
+        double isl = Math.max(1, uncachedInput(inputTokens, cacheHitRatio));
         double holdMs = holdMs(isl);
         return ttftPercentileMs(workers, requestsPerSecond * holdMs / 1e3, PromptTimes.of(model.ttftAloneMs(isl),
                 prefillCv2), holdMs, prefillCv2, OBSERVED_QUANTILE);
@@ -161,9 +161,9 @@ public final class SlaSizer {
         return Double.isNaN(cv2) ? 0 : cv2;
     }
 
-    private static double uncachedInput(Prediction load) {
-        double hit = Double.isNaN(load.cacheHitRatio()) ? 0 : load.cacheHitRatio();
-        return load.inputTokens() * (1 - hit);
+    /** The prompt tokens computed per request: those not served from cache (all while the hit ratio is unknown). */
+    private static double uncachedInput(double inputTokens, double cacheHitRatio) {
+        return inputTokens * (1 - (Double.isNaN(cacheHitRatio) ? 0 : cacheHitRatio));
     }
 
     private static double context(Prediction load) {
