@@ -20,7 +20,13 @@ import io.squall.functions.worker.kv.KvConfig;
 import io.squall.functions.worker.kv.KvEventRelay;
 import io.squall.functions.worker.kv.KvSharing;
 import io.squall.functions.worker.micronaut.WorkerApplication;
+import io.squall.functions.api.GenerateRequest;
+import io.squall.functions.api.SamplingOptions;
+import io.squall.functions.api.TokenChunk;
+import io.squall.functions.discovery.InstanceId;
 import io.squall.gateway.routing.KvRoutingPolicy;
+import io.squall.gateway.routing.RouteNote;
+import io.squall.gateway.routing.Routers;
 import io.squall.gateway.routing.RoutedGenerateService;
 import io.squall.kvgrid.grid.BlockDirectory;
 import io.squall.kvgrid.Tier;
@@ -34,16 +40,19 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import reactor.core.publisher.Flux;
 
 /**
  * Eight mock workers (the real worker stage, scheduler, KV pool and KV events, with a timing model for the forward
  * pass) behind the real gateway and KV-aware router, over HTTP: what {@code squall serve --engine mock --workers 8}
- * runs, and what cluster-scale measurements stand on.
+ * runs, and what cluster-scale measurements stand on; and a burst queued on one mock worker, part of which a second
+ * worker takes over when it joins.
  */
 class MockClusterIT {
 
@@ -131,6 +140,64 @@ class MockClusterIT {
             relay.close();
             member.getLifecycleService().terminate();
         }
+    }
+
+    /** Prompt chunks of 512 rows take 0.3 s, decode rows next to nothing: one worker queues a burst of prompts. */
+    private static final StepTimingModel SLOW_PREFILL = new StepTimingModel(new int[] {1, 512},
+            new double[] {0.002, 0.3}, 0, 0);
+
+    @Test
+    void promptsQueuedOnOneWorkerMoveToAWorkerThatJoinsAndGiveTheSameTokens() throws Exception {
+        Path model = ClusterFixtures.smallLlama(dir.resolve("vocab.gguf"), 4096, 31);
+        HazelcastInstance member = ClusterFixtures.member("mock-scale-up-it-");
+        MockEngine engine = MockEngine.open(model, SLOW_PREFILL, 1);
+        List<WorkerApplication> workers = new ArrayList<>();
+        try (HazelcastDiscovery discovery = new HazelcastDiscovery(member, DiscoveryConfig.defaults());
+             RoutedGenerateService route = new RoutedGenerateService(discovery.discovery(), "m",
+                     Routers.LEAST_LOADED.policy(() -> null))) {
+            WorkerConfig config = WorkerConfig.loopback(WorkerRole.AGGREGATED, BatchConfig.defaults(),
+                    KvConfig.inMemory(1024)).withServedModelName("m");
+            workers.add(WorkerApplication.start(config, ModelSource.of(engine), discovery.discovery()));
+            InstanceId first = workers.getFirst().worker().ready().get(60, TimeUnit.SECONDS).id();
+            await("the first worker registered", () -> discovery.discovery().instances().size() == 1);
+
+            // ten 1,024-token prompts at once: two 0.3 s steps each, one after another on the only worker
+            SplittableRandom random = new SplittableRandom(41);
+            List<int[]> prompts = IntStream.range(0, 10).mapToObj(i -> random.ints(1024, 3, 250).toArray()).toList();
+            List<RouteNote> notes = new ArrayList<>();
+            List<CompletableFuture<List<Integer>>> outputs = new ArrayList<>();
+            for (int i = 0; i < prompts.size(); i++) {
+                RouteNote note = new RouteNote();
+                notes.add(note);
+                outputs.add(tokens(route.generate(greedy("burst-" + i, prompts.get(i))).contextWrite(note::into)));
+            }
+            workers.add(WorkerApplication.start(config, ModelSource.of(engine), discovery.discovery()));
+            InstanceId joined = workers.getLast().worker().ready().get(60, TimeUnit.SECONDS).id();
+
+            List<List<Integer>> burst = new ArrayList<>();
+            for (CompletableFuture<List<Integer>> output : outputs) {
+                burst.add(output.get(60, TimeUnit.SECONDS));
+            }
+            Set<InstanceId> ranOn = notes.stream().map(RouteNote::worker).collect(Collectors.toSet());
+            assertThat(ranOn).as("the joined worker took over some of the queued prompts").contains(first, joined);
+            for (int i = 0; i < prompts.size(); i++) {
+                assertThat(burst.get(i)).as("request %d, moved or not, gives the tokens it gives alone", i)
+                        .isEqualTo(tokens(route.generate(greedy("again-" + i, prompts.get(i)))).get(60, TimeUnit.SECONDS));
+            }
+            await("both workers report no running or queued sequence", () -> discovery.discovery().instances()
+                    .stream().allMatch(w -> w.load().activeSequences() + w.load().queuedSequences() == 0));
+        } finally {
+            workers.forEach(WorkerApplication::close);
+            member.getLifecycleService().terminate();
+        }
+    }
+
+    private static GenerateRequest greedy(String id, int[] prompt) {
+        return new GenerateRequest(id, prompt, SamplingOptions.greedy(), 6, true, -1);
+    }
+
+    private static CompletableFuture<List<Integer>> tokens(Flux<TokenChunk> stream) {
+        return stream.flatMapIterable(chunk -> IntStream.of(chunk.tokenIds()).boxed().toList()).collectList().toFuture();
     }
 
     private static JsonNode complete(Http http, int[] prompt, int maxTokens) throws Exception {

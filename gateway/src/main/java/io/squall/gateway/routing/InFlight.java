@@ -2,9 +2,16 @@ package io.squall.gateway.routing;
 
 import io.squall.functions.discovery.InstanceId;
 import io.squall.functions.discovery.WorkerInstance;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -14,25 +21,90 @@ import java.util.concurrent.atomic.AtomicLong;
  * to the same worker, and a request that just finished would still weigh on its worker (which, in a multi-turn
  * conversation, is exactly the worker the next turn should go to). So this gateway's own share of each report is
  * replaced by its live count: when a report arrives, the count it had then is noted, and the report's excess over
- * it is the load of other gateways. Thread-safe.
+ * it is the load of other gateways.
+ *
+ * <p>It also keeps, per worker, the requests still waiting for their first token, newest last, so the prompt work
+ * queued there is known (for routing by predicted time) and a worker that joins can take some of it over
+ * ({@link #takeFor}). Thread-safe.
  */
 public final class InFlight {
 
     private final Map<InstanceId, AtomicLong> sequences = new ConcurrentHashMap<>();
     private final Map<InstanceId, AtomicLong> blocks = new ConcurrentHashMap<>();
     private final Map<InstanceId, Baseline> baselines = new ConcurrentHashMap<>();
-    private final Map<InstanceId, Prefilling> prefilling = new ConcurrentHashMap<>();
+    private final Map<InstanceId, Line> prefilling = new ConcurrentHashMap<>();
 
     /** Requests this gateway sent to a worker that has not yet returned their first token, and their uncached tokens. */
     public record Prefilling(long requests, long tokens) {
         static final Prefilling NONE = new Prefilling(0, 0);
+    }
 
-        Prefilling plus(long tokens) {
-            return new Prefilling(requests + 1, this.tokens + tokens);
+    /**
+     * A request waiting on a worker for its first token. It ends waiting once, either way: its first token came
+     * back (or it ended without one), or it was taken to move to another worker before that.
+     */
+    static final class Waiting {
+        private static final int WAITING = 0;
+        private static final int ENDED = 1;
+        private static final int MOVED = 2;
+
+        final long tokens;
+        private final AtomicInteger state = new AtomicInteger(WAITING);
+        private final Sinks.One<WorkerInstance> moved = Sinks.one();
+
+        private Waiting(long tokens) {
+            this.tokens = tokens;
         }
 
-        Prefilling minus(long tokens) {
-            return requests <= 1 ? NONE : new Prefilling(requests - 1, Math.max(0, this.tokens - tokens));
+        /** The worker it moves to, once taken; never completes for a request that stays. */
+        Mono<WorkerInstance> moved() {
+            return moved.asMono();
+        }
+
+        boolean wasMoved() {
+            return state.get() == MOVED;
+        }
+
+        /** Resumes a request taken by {@link InFlight#takeFor} on {@code worker}. */
+        void moveTo(WorkerInstance worker) {
+            moved.tryEmitValue(worker);
+        }
+    }
+
+    /** One worker's waiting requests from this gateway, oldest first; the newest wait longest, so they move first. */
+    private static final class Line {
+        private final ArrayDeque<Waiting> requests = new ArrayDeque<>();
+        private long tokens;
+
+        synchronized void add(Waiting request) {
+            requests.addLast(request);
+            tokens += request.tokens;
+        }
+
+        synchronized void remove(Waiting request) {
+            if (requests.removeLastOccurrence(request)) {
+                tokens -= request.tokens;
+            }
+        }
+
+        synchronized Prefilling snapshot() {
+            return requests.isEmpty() ? Prefilling.NONE : new Prefilling(requests.size(), tokens);
+        }
+
+        synchronized long tokens() {
+            return tokens;
+        }
+
+        /** Takes the newest request if moving it leaves this line no shorter than {@code receiver}'s, else null. */
+        synchronized Waiting takeNewestFor(long receiver) {
+            Waiting newest = requests.peekLast();
+            if (newest == null || receiver + newest.tokens > tokens - newest.tokens
+                    || !newest.state.compareAndSet(Waiting.WAITING, Waiting.MOVED)) {
+                return null;
+            }
+            requests.removeLast();
+            tokens -= newest.tokens;
+            return newest;
         }
     }
 
@@ -45,19 +117,60 @@ public final class InFlight {
         blocks.computeIfAbsent(worker, id -> new AtomicLong()).addAndGet(kvBlocks);
     }
 
-    /** A request with {@code uncachedTokens} to compute was sent to {@code worker}. */
-    void prefillStarted(InstanceId worker, long uncachedTokens) {
-        prefilling.merge(worker, Prefilling.NONE.plus(uncachedTokens), (now, one) -> now.plus(uncachedTokens));
+    /** A request with {@code uncachedTokens} to compute was sent to {@code worker}; it waits for its first token. */
+    Waiting prefillStarted(InstanceId worker, long uncachedTokens) {
+        Waiting request = new Waiting(uncachedTokens);
+        prefilling.computeIfAbsent(worker, id -> new Line()).add(request);
+        return request;
     }
 
-    /** Its first token came back, or it ended without one. */
-    void prefillEnded(InstanceId worker, long uncachedTokens) {
-        prefilling.computeIfPresent(worker, (id, now) -> now.minus(uncachedTokens));
+    /**
+     * Its first token came back, or it ended without one: false if it had been taken to move, when its stream
+     * here is being cancelled and nothing of it may be passed on.
+     */
+    boolean prefillEnded(InstanceId worker, Waiting request) {
+        if (!request.state.compareAndSet(Waiting.WAITING, Waiting.ENDED)) {
+            return request.state.get() == Waiting.ENDED;
+        }
+        Line line = prefilling.get(worker);
+        if (line != null) {
+            line.remove(request);
+        }
+        return true;
     }
 
     /** This gateway's requests waiting on {@code worker} for their first token. */
     public Prefilling prefilling(WorkerInstance worker) {
-        return prefilling.getOrDefault(worker.id(), Prefilling.NONE);
+        Line line = prefilling.get(worker.id());
+        return line == null ? Prefilling.NONE : line.snapshot();
+    }
+
+    /**
+     * Evens out the prompt work queued on the other workers with {@code joined}, which just joined: repeatedly the
+     * newest waiting request of the most queued worker that can give one is taken, as long as its worker is left
+     * no less queued than {@code joined} becomes. The requests taken are no longer waiting anywhere; each must be
+     * sent {@link Waiting#moveTo} {@code joined}, where its stream starts again.
+     */
+    List<Waiting> takeFor(InstanceId joined) {
+        List<Waiting> taken = new ArrayList<>();
+        Line own = prefilling.get(joined);
+        long receiver = own == null ? 0 : own.tokens();
+        boolean gave = true;
+        while (gave) {
+            gave = false;
+            List<Line> donors = prefilling.entrySet().stream().filter(e -> !e.getKey().equals(joined))
+                    .map(Map.Entry::getValue).sorted(Comparator.comparingLong(Line::tokens).reversed()).toList();
+            for (Line donor : donors) {
+                Waiting request = donor.takeNewestFor(receiver);
+                if (request != null) {
+                    receiver += request.tokens;
+                    taken.add(request);
+                    gave = true;
+                    break;
+                }
+            }
+        }
+        return taken;
     }
 
     void finished(InstanceId worker, long kvBlocks) {

@@ -54,6 +54,11 @@ import java.util.stream.Stream;
  * request. Greedy output is exactly what one worker would have produced; seeded sampling restarts its random
  * stream on the new worker.
  *
+ * <p><b>Scale-up</b>: a worker that joins takes over requests queued on the others that are still waiting for their
+ * first token, the newest first, while that evens out the prompt tokens queued on each ({@link InFlight#takeFor}).
+ * Such a request's stream is cancelled on its first worker (nothing of it having reached the caller) and starts
+ * again on the new one, so a burst that queued on too few workers does not go on waiting after more have started.
+ *
  * <p>Demand and cancellation pass through {@link RSocketGenerateClient} unchanged; nothing is buffered
  * here. Thread-safe.
  */
@@ -129,6 +134,15 @@ public final class RoutedGenerateService implements GenerateService, ContextLeng
     private void onEvent(DiscoveryEvent event) {
         if (event instanceof DiscoveryEvent.Added added) {
             inFlight.reported(added.instance());
+            if (generates(added.instance())) {
+                // prompts queued behind others elsewhere start sooner on the worker that just joined (a scale-up)
+                List<InFlight.Waiting> moving = inFlight.takeFor(added.instance().id());
+                if (!moving.isEmpty()) {
+                    LOG.info("{} joined: {} request(s) waiting for a first token elsewhere move to it",
+                            added.instance().id(), moving.size());
+                    moving.forEach(request -> request.moveTo(added.instance()));
+                }
+            }
         } else if (event instanceof DiscoveryEvent.Updated updated) {
             inFlight.reported(updated.instance());
         } else if (event instanceof DiscoveryEvent.Removed removed) {
@@ -145,9 +159,11 @@ public final class RoutedGenerateService implements GenerateService, ContextLeng
 
     /** The workers of this model that serve {@code generate}, in id order. */
     private Stream<WorkerInstance> generators() {
-        return discovery.instances().stream()
-                .filter(w -> w.role() != WorkerRole.PREFILL && w.model().name().equals(model))
-                .sorted(BY_ID);
+        return discovery.instances().stream().filter(this::generates).sorted(BY_ID);
+    }
+
+    private boolean generates(WorkerInstance worker) {
+        return worker.role() != WorkerRole.PREFILL && worker.model().name().equals(model);
     }
 
     @Override
@@ -220,7 +236,11 @@ public final class RoutedGenerateService implements GenerateService, ContextLeng
     private Flux<TokenChunk> streamFrom(RouteDecision decision, GenerateRequest request, Progress progress,
                                         Set<InstanceId> lost) {
         WorkerInstance worker = decision.worker();
-        return send(decision, request)
+        // the prompt tokens it computes, which queue on the worker until its first token comes back
+        long uncached = Math.max(0, request.tokens().length
+                - (long) Math.max(0, decision.overlapBlocks()) * worker.model().blockSize());
+        InFlight.Waiting waiting = inFlight.prefillStarted(worker.id(), uncached);
+        Flux<TokenChunk> here = send(decision, request, waiting)
                 .doOnNext(chunk -> progress.add(chunk.tokenIds()))
                 .map(progress::restated)
                 .onErrorResume(e -> migratable(e, progress), e -> {
@@ -231,6 +251,15 @@ public final class RoutedGenerateService implements GenerateService, ContextLeng
                     without.add(worker.id());
                     return attempt(progress.continuation(), progress, without);
                 });
+        // taken over by a worker that joined before its first token: nothing reached the caller, so it starts there
+        return here.concatWith(Flux.defer(() -> !waiting.wasMoved() ? Flux.empty()
+                : waiting.moved().flatMapMany(joined -> {
+                    LOG.debug("request {} moves from {} to {}, which joined, before its first token",
+                            request.requestId(), worker.id(), joined.id());
+                    RouteDecision moved = new RouteDecision(joined, 0);
+                    progress.routed(moved);
+                    return streamFrom(moved, request, progress, lost);
+                })));
     }
 
     private static boolean migratable(Throwable error, Progress progress) {
@@ -239,21 +268,12 @@ public final class RoutedGenerateService implements GenerateService, ContextLeng
                 && progress.generated.length < progress.original.maxTokens();
     }
 
-    private Flux<TokenChunk> send(RouteDecision decision, GenerateRequest request) {
+    /** The worker's stream, ended early (and cancelled there) if {@code waiting} is taken to move before its first token. */
+    private Flux<TokenChunk> send(RouteDecision decision, GenerateRequest request, InFlight.Waiting waiting) {
         WorkerInstance worker = decision.worker();
         // what the sequence holds once admitted: the prompt and its first output token, in the worker's blocks
         long blocks = worker.model().blocksFor(request.tokens().length + 1);
-        // the prompt tokens it computes, which queue on the worker until its first token comes back
-        long uncached = Math.max(0, request.tokens().length
-                - (long) Math.max(0, decision.overlapBlocks()) * worker.model().blockSize());
         inFlight.started(worker.id(), blocks);
-        inFlight.prefillStarted(worker.id(), uncached);
-        AtomicBoolean prefilled = new AtomicBoolean();
-        Runnable firstToken = () -> {
-            if (prefilled.compareAndSet(false, true)) {
-                inFlight.prefillEnded(worker.id(), uncached);
-            }
-        };
         Link link = connection(worker);
         link.opened();
         // Released before the end reaches the subscriber (not after, as doFinally would), so a caller that
@@ -261,14 +281,15 @@ public final class RoutedGenerateService implements GenerateService, ContextLeng
         AtomicBoolean released = new AtomicBoolean();
         Runnable release = () -> {
             if (released.compareAndSet(false, true)) {
-                firstToken.run();
+                inFlight.prefillEnded(worker.id(), waiting);
                 inFlight.finished(worker.id(), blocks);
                 link.closed();
             }
         };
         return link.rsocket
                 .flatMapMany(rsocket -> new RSocketGenerateClient(rsocket).generate(request))
-                .doOnNext(chunk -> firstToken.run())
+                .filter(chunk -> inFlight.prefillEnded(worker.id(), waiting)) // false once taken to move
+                .takeUntilOther(waiting.moved())
                 .doOnTerminate(release)
                 .doOnCancel(release);
     }

@@ -7,6 +7,9 @@ import io.squall.functions.discovery.WorkerInstance;
 import io.squall.functions.discovery.WorkerRole;
 import org.junit.jupiter.api.Test;
 
+import java.util.ArrayList;
+import java.util.List;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 class InFlightTest {
@@ -53,5 +56,38 @@ class InFlightTest {
         load.started(ID, 3);
         assertThat(load.sequences(reporting(4, 9))).isEqualTo(4);
         assertThat(load.activeBlocks(reporting(0, 0))).isEqualTo(3);
+    }
+
+    @Test
+    void aWorkerThatJoinsTakesTheNewestWaitingPromptsUntilTheQueuesAreEven() {
+        InFlight load = new InFlight();
+        InstanceId busy = new InstanceId("ns", "worker", "generate", 2);
+        InstanceId lighter = new InstanceId("ns", "worker", "generate", 3);
+        InstanceId joined = new InstanceId("ns", "worker", "generate", 4);
+        List<InFlight.Waiting> onBusy = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            onBusy.add(load.prefillStarted(busy, 1_000));
+        }
+        InFlight.Waiting onLighter = load.prefillStarted(lighter, 1_500);
+        assertThat(load.prefillEnded(busy, onBusy.getFirst())).as("the first one's first token came back").isTrue();
+
+        List<InFlight.Waiting> taken = load.takeFor(joined);
+
+        // busy's 3,000 queued tokens -> 2,000, and the joined worker's 1,000 (one more would leave busy the shorter)
+        assertThat(taken).containsExactly(onBusy.get(3));
+        assertThat(onBusy.get(3).wasMoved()).isTrue();
+        assertThat(load.prefilling(instance(busy))).isEqualTo(new InFlight.Prefilling(2, 2_000));
+        assertThat(load.prefillEnded(busy, onBusy.get(3))).as("a taken request passes nothing on here").isFalse();
+
+        // a second worker joins: busy gives its newest again; lighter's one request is being computed and stays
+        assertThat(load.takeFor(new InstanceId("ns", "worker", "generate", 5))).containsExactly(onBusy.get(2));
+        assertThat(load.prefilling(instance(busy))).isEqualTo(new InFlight.Prefilling(1, 1_000));
+        assertThat(load.prefilling(instance(lighter))).isEqualTo(new InFlight.Prefilling(1, 1_500));
+        assertThat(onLighter.wasMoved()).isFalse();
+    }
+
+    private static WorkerInstance instance(InstanceId id) {
+        return new WorkerInstance(id, WorkerRole.AGGREGATED, ServedModel.of("m", 4096, 16), "127.0.0.1", 1, 2, 64,
+                LoadReport.idle(100));
     }
 }

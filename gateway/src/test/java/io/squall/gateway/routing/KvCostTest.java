@@ -8,6 +8,7 @@ import io.squall.functions.discovery.WorkerRole;
 import io.squall.kvgrid.index.OverlapScores;
 import org.junit.jupiter.api.Test;
 
+import java.util.ArrayList;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -55,14 +56,13 @@ class KvCostTest {
         assertThat(decision.worker()).isEqualTo(holder);
         assertThat(decision.overlapBlocks()).isEqualTo(750);
         // three 12k-token prompts sent to the holder and still prefilling: three seconds ahead of this one
+        List<InFlight.Waiting> queued = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            load.prefillStarted(holder.id(), 12_000);
+            queued.add(load.prefillStarted(holder.id(), 12_000));
         }
         assertThat(time.pick(List.of(holder, other), load, scores, OUTPUT).worker()).isEqualTo(other);
         // their first tokens came back: the queue is gone
-        for (int i = 0; i < 3; i++) {
-            load.prefillEnded(holder.id(), 12_000);
-        }
+        queued.forEach(request -> load.prefillEnded(holder.id(), request));
         assertThat(load.prefilling(holder)).isEqualTo(InFlight.Prefilling.NONE);
         assertThat(time.pick(List.of(holder, other), load, scores, OUTPUT).worker()).isEqualTo(holder);
     }
