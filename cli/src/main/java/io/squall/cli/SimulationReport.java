@@ -62,6 +62,7 @@ final class SimulationReport {
         report.put("intervals", intervals);
         report.put("slo_attainment", run.results().isEmpty() ? null : round(met / (double) run.results().size()));
         report.put("worker_seconds", round(workerSeconds));
+        report.put("attainment_by_minute", byMinute(run, config.slo(), speedup));
         report.put("requests", bench.get("requests"));
         report.put("errors", bench.get("errors"));
         report.put("error_kinds", bench.get("error_kinds"));
@@ -82,10 +83,56 @@ final class SimulationReport {
         if (outcome.error() != null || outcome.ttftNanos() < 0) {
             return false;
         }
-        double ttftMs = outcome.ttftNanos() / 1e6 * speedup;
-        double tpotMs = outcome.outputTokens() <= 1 ? 0
+        return ttftMs(outcome, speedup) <= slo.ttftMs() && tpotMs(outcome, speedup) <= slo.itlMs();
+    }
+
+    private static double ttftMs(Outcome outcome, double speedup) {
+        return outcome.ttftNanos() / 1e6 * speedup;
+    }
+
+    /** Mean time per output token after the first, in simulated milliseconds. */
+    private static double tpotMs(Outcome outcome, double speedup) {
+        return outcome.outputTokens() <= 1 ? 0
                 : (outcome.latencyNanos() - outcome.ttftNanos()) / 1e6 * speedup / (outcome.outputTokens() - 1);
-        return ttftMs <= slo.ttftMs() && tpotMs <= slo.itlMs();
+    }
+
+    /**
+     * Per minute of simulated time, by when requests were sent: how many, how many met both targets, and why the
+     * others did not (a late first token, slow tokens after it — a request with both counts in both — or an
+     * error), so a run shows when it missed.
+     */
+    static List<Map<String, Object>> byMinute(Report.Run run, PlannerConfig.Slo slo, double speedup) {
+        List<Map<String, Object>> minutes = new ArrayList<>();
+        for (Report.Result result : run.results()) {
+            int minute = (int) (result.sentNanos() / 1e9 * speedup / 60);
+            while (minutes.size() <= minute) {
+                Map<String, Object> counts = new LinkedHashMap<>();
+                counts.put("from_s", minutes.size() * 60);
+                for (String key : List.of("requests", "met", "late_first_token", "slow_tokens", "failed")) {
+                    counts.put(key, 0);
+                }
+                minutes.add(counts);
+            }
+            Map<String, Object> counts = minutes.get(minute);
+            counts.merge("requests", 1, (a, b) -> (int) a + (int) b);
+            Outcome outcome = result.outcome();
+            if (outcome.error() != null || outcome.ttftNanos() < 0) {
+                counts.merge("failed", 1, (a, b) -> (int) a + (int) b);
+                continue;
+            }
+            boolean late = ttftMs(outcome, speedup) > slo.ttftMs();
+            boolean slow = tpotMs(outcome, speedup) > slo.itlMs();
+            if (late) {
+                counts.merge("late_first_token", 1, (a, b) -> (int) a + (int) b);
+            }
+            if (slow) {
+                counts.merge("slow_tokens", 1, (a, b) -> (int) a + (int) b);
+            }
+            if (!late && !slow) {
+                counts.merge("met", 1, (a, b) -> (int) a + (int) b);
+            }
+        }
+        return minutes;
     }
 
     /** Replicas, request rate and the two latencies against their targets, over time. */
