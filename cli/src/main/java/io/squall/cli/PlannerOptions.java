@@ -95,6 +95,26 @@ final class PlannerOptions {
         return new PerformanceModel(read);
     }
 
+    /**
+     * A warning when the aggregated workers' fullest step, by the profile's timing, outlasts the ITL target: every
+     * decode row in a step that carries a prompt chunk waits for the whole step, so short answers that meet a busy
+     * prefill queue miss the target however many workers there are. Null when the steps fit or there is no
+     * aggregated pool or profile.
+     */
+    static String stepWarning(PlannerConfig config, Path profile, int maxBatchedTokens) {
+        if (profile == null || !config.pools().containsKey(Pool.AGGREGATED)) {
+            return null;
+        }
+        double stepMs = ProfileTimings.model(ProfileFiles.read(profile).timing()).base(maxBatchedTokens) * 1e3;
+        if (stepMs <= config.slo().itlMs()) {
+            return null;
+        }
+        return String.format(Locale.ROOT, "a step of %d tokens (--max-batched-tokens) takes %.0f ms by the profile, "
+                + "more than the %.0f ms ITL target: decode rows batched with a prompt chunk wait that long; "
+                + "a smaller --max-batched-tokens keeps aggregated workers within it", maxBatchedTokens, stepMs,
+                config.slo().itlMs());
+    }
+
     private static void check(String key, Map<Pool, PlannerConfig.Bounds> pools) {
         boolean known = pools.keySet().stream().anyMatch(p -> p.name().toLowerCase(Locale.ROOT).equals(key));
         if (!known) {

@@ -92,6 +92,10 @@ final class PlannerSimulateCommand implements Callable<Integer> {
         Profile profile = ProfileFiles.read(engine.profile);
         stage.defaultsFrom(profile);
         PlannerConfig config = planner.config(disaggregated);
+        String steps = PlannerOptions.stepWarning(config, engine.profile, stage.batch().maxBatchedTokens());
+        if (steps != null) {
+            System.err.println("squall planner simulate: WARNING: " + steps);
+        }
         Path vocabulary = model != null ? ModelArgument.file(model) : DemoModel.ensure();
         MockEngine mock = engine.mockEngine(vocabulary);
         double speedup = engine.speedup;

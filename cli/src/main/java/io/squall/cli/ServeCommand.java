@@ -163,6 +163,10 @@ final class ServeCommand implements Callable<Integer> {
     private int servePlanned(Path file, boolean disaggregated, int aggregated) throws Exception {
         PlannerConfig config = plannerOptions.config(disaggregated);
         PerformanceModel performance = PlannerOptions.model(config, engine.profile);
+        String steps = PlannerOptions.stepWarning(config, engine.profile, stage.batch().maxBatchedTokens());
+        if (steps != null) {
+            System.err.println("squall serve: WARNING: " + steps);
+        }
         GgufFile gguf = GgufFile.open(file);
         ClusterSecret secret = clusterSecret.secret();
         Cluster cluster = Cluster.join(host, gridPort, null, secret);
