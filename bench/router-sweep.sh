@@ -11,7 +11,8 @@
 # (squall bench serve reports) and prints one line per run; bench/plot-sweep.py draws them.
 # Environment: PROFILE (default examples/profiles/llama-8b-h100.json), MODEL (a GGUF whose vocabulary and context
 # the mock workers and the gateway use; its context must hold the trace's longest prompt), WORKERS (default 16),
-# HTTP_PORT (default 18000; the next ports up are taken too).
+# HTTP_PORT (default 18000; the next ports up are taken too), SERVE_ARGS (more squall serve options, e.g. a G2 tier:
+# "--kv-host-bytes 268435456").
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 trace=$1; out=$2; rates=$3; policies=$4; wall=${5:-1500}
@@ -50,7 +51,8 @@ for rate in $rates; do
     esac
     "$ROOT/squall" serve --http-port "$port" --rsocket-port $((port + 1)) --rsocket-ws-port $((port + 2)) \
       --grid-port $((port + 3)) --engine mock --model "$MODEL" --profile "$profile" --speedup "$speedup" \
-      --workers "$workers" --router "$name" --kv-overlap-weight "$weight" "${cost[@]}" > "$out/serve-$policy-$rate.log" 2>&1 &
+      --workers "$workers" --router "$name" --kv-overlap-weight "$weight" "${cost[@]}" ${SERVE_ARGS:-} \
+      > "$out/serve-$policy-$rate.log" 2>&1 &
     serve_pid=$!
     for _ in $(seq 600); do
       curl -sf "$url/v1/models" > /dev/null && break
