@@ -243,6 +243,8 @@ public final class RoutedGenerateService implements GenerateService, ContextLeng
         Flux<TokenChunk> here = send(decision, request, waiting)
                 .doOnNext(chunk -> progress.add(chunk.tokenIds()))
                 .map(progress::restated)
+                // taken to move just as it failed here: it resumes on the joined worker below, not by migration too
+                .onErrorResume(e -> waiting.wasMoved(), e -> Flux.empty())
                 .onErrorResume(e -> migratable(e, progress), e -> {
                     progress.migrations++;
                     LOG.warn("lost worker {} after {} tokens of request {}; migrating ({})",
