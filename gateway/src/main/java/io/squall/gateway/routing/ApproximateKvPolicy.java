@@ -56,6 +56,13 @@ public final class ApproximateKvPolicy implements RoutingPolicy {
         }, owner));
     }
 
+    /** The moved prompt will be cached where it is now computed (where it was first sent still ages out by TTL). */
+    @Override
+    public void moved(GenerateRequest request, WorkerInstance joined) {
+        BlockChain prompt = hashing.chain(joined.model(), request.tokens());
+        owner.execute(() -> index.recordRouting(joined.id().workerId(), prompt));
+    }
+
     @Override
     public void removed(InstanceId worker) {
         owner.execute(() -> index.removeWorker(worker.workerId()));

@@ -259,6 +259,7 @@ public final class RoutedGenerateService implements GenerateService, ContextLeng
                     LOG.debug("request {} moves from {} to {}, which joined, before its first token",
                             request.requestId(), worker.id(), joined.id());
                     RouteDecision moved = new RouteDecision(joined, 0);
+                    policy.moved(request, joined);
                     progress.routed(moved);
                     return streamFrom(moved, request, progress, lost);
                 })));

@@ -19,6 +19,13 @@ public interface RoutingPolicy extends AutoCloseable {
      */
     Mono<RouteDecision> choose(GenerateRequest request, List<WorkerInstance> workers, InFlight load);
 
+    /**
+     * {@code request}, which this policy routed, was moved before its first token to {@code joined}, a worker
+     * that joined ({@link InFlight#takeFor}); its prompt is computed there instead.
+     */
+    default void moved(GenerateRequest request, WorkerInstance joined) {
+    }
+
     /** {@code worker} left discovery. */
     default void removed(InstanceId worker) {
     }

@@ -63,6 +63,21 @@ class ApproximateKvPolicyTest {
                 .isNotEqualTo(first);
     }
 
+    @Test
+    void aPromptMovedToAWorkerThatJoinedIsCreditedThere() {
+        int[] prefix = new SplittableRandom(11).ints(6 * 16, 3, 500).toArray();
+        WorkerInstance first = choose(prefix);
+        WorkerInstance joined = workers.stream().filter(w -> !w.equals(first)).findFirst().orElseThrow();
+        policy.moved(request(prefix), joined);
+
+        // the joined worker also decodes one more block than the other candidate: only the credit can win it the prompt
+        InFlight load = new InFlight();
+        load.started(joined.id(), 1);
+        List<WorkerInstance> others = workers.stream().filter(w -> !w.equals(first)).toList();
+        assertThat(policy.choose(request(extended(prefix, 4)), others, load).block(Duration.ofSeconds(10)).worker())
+                .as("the worker computing the moved prompt holds its prefix").isEqualTo(joined);
+    }
+
     private WorkerInstance choose(int[] prompt) {
         return policy.choose(request(prompt), workers, idle).block(Duration.ofSeconds(10)).worker();
     }
