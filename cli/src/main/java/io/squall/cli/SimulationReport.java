@@ -80,10 +80,11 @@ final class SimulationReport {
      * after the first within the ITL target (a failed request meets neither).
      */
     static boolean meets(Outcome outcome, PlannerConfig.Slo slo, double speedup) {
-        if (outcome.error() != null || outcome.ttftNanos() < 0) {
-            return false;
-        }
-        return ttftMs(outcome, speedup) <= slo.ttftMs() && tpotMs(outcome, speedup) <= slo.itlMs();
+        return !failed(outcome) && ttftMs(outcome, speedup) <= slo.ttftMs() && tpotMs(outcome, speedup) <= slo.itlMs();
+    }
+
+    private static boolean failed(Outcome outcome) {
+        return outcome.error() != null || outcome.ttftNanos() < 0;
     }
 
     private static double ttftMs(Outcome outcome, double speedup) {
@@ -101,36 +102,30 @@ final class SimulationReport {
      * others did not (a late first token, slow tokens after it — a request with both counts in both — or an
      * error), so a run shows when it missed.
      */
-    static List<Map<String, Object>> byMinute(Report.Run run, PlannerConfig.Slo slo, double speedup) {
-        List<Map<String, Object>> minutes = new ArrayList<>();
+    static List<Map<String, Integer>> byMinute(Report.Run run, PlannerConfig.Slo slo, double speedup) {
+        List<Map<String, Integer>> minutes = new ArrayList<>();
         for (Report.Result result : run.results()) {
             int minute = (int) (result.sentNanos() / 1e9 * speedup / 60);
             while (minutes.size() <= minute) {
-                Map<String, Object> counts = new LinkedHashMap<>();
+                Map<String, Integer> counts = new LinkedHashMap<>();
                 counts.put("from_s", minutes.size() * 60);
                 for (String key : List.of("requests", "met", "late_first_token", "slow_tokens", "failed")) {
                     counts.put(key, 0);
                 }
                 minutes.add(counts);
             }
-            Map<String, Object> counts = minutes.get(minute);
-            counts.merge("requests", 1, (a, b) -> (int) a + (int) b);
+            Map<String, Integer> counts = minutes.get(minute);
+            counts.merge("requests", 1, Integer::sum);
             Outcome outcome = result.outcome();
-            if (outcome.error() != null || outcome.ttftNanos() < 0) {
-                counts.merge("failed", 1, (a, b) -> (int) a + (int) b);
+            if (failed(outcome)) {
+                counts.merge("failed", 1, Integer::sum);
                 continue;
             }
             boolean late = ttftMs(outcome, speedup) > slo.ttftMs();
             boolean slow = tpotMs(outcome, speedup) > slo.itlMs();
-            if (late) {
-                counts.merge("late_first_token", 1, (a, b) -> (int) a + (int) b);
-            }
-            if (slow) {
-                counts.merge("slow_tokens", 1, (a, b) -> (int) a + (int) b);
-            }
-            if (!late && !slow) {
-                counts.merge("met", 1, (a, b) -> (int) a + (int) b);
-            }
+            counts.merge("late_first_token", late ? 1 : 0, Integer::sum);
+            counts.merge("slow_tokens", slow ? 1 : 0, Integer::sum);
+            counts.merge("met", late || slow ? 0 : 1, Integer::sum);
         }
         return minutes;
     }

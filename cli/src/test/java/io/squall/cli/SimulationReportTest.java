@@ -27,7 +27,7 @@ class SimulationReportTest {
                 sent(40, outcome(900, 49, 2))), // met, at 160 s: minute 2, after an empty minute 1's end
                 1_000_000_000L);
 
-        List<Map<String, Object>> minutes = SimulationReport.byMinute(run, SLO, SPEEDUP);
+        List<Map<String, Integer>> minutes = SimulationReport.byMinute(run, SLO, SPEEDUP);
 
         assertThat(minutes).hasSize(3);
         assertThat(minutes.get(0)).containsEntry("from_s", 0).containsEntry("requests", 2).containsEntry("met", 1)

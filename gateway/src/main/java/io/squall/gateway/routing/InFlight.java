@@ -129,7 +129,8 @@ public final class InFlight {
      * here is being cancelled and nothing of it may be passed on.
      */
     boolean prefillEnded(InstanceId worker, Waiting request) {
-        if (!request.state.compareAndSet(Waiting.WAITING, Waiting.ENDED)) {
+        int state = request.state.get(); // called for every token: a plain read once it has ended
+        if (state != Waiting.WAITING || !request.state.compareAndSet(Waiting.WAITING, Waiting.ENDED)) {
             return request.state.get() == Waiting.ENDED;
         }
         Line line = prefilling.get(worker);
@@ -155,22 +156,28 @@ public final class InFlight {
         List<Waiting> taken = new ArrayList<>();
         Line own = prefilling.get(joined);
         long receiver = own == null ? 0 : own.tokens();
-        boolean gave = true;
-        while (gave) {
-            gave = false;
-            List<Line> donors = prefilling.entrySet().stream().filter(e -> !e.getKey().equals(joined))
-                    .map(Map.Entry::getValue).sorted(Comparator.comparingLong(Line::tokens).reversed()).toList();
-            for (Line donor : donors) {
-                Waiting request = donor.takeNewestFor(receiver);
-                if (request != null) {
-                    receiver += request.tokens;
-                    taken.add(request);
-                    gave = true;
-                    break;
-                }
-            }
+        for (Waiting request = takeOne(joined, receiver); request != null; request = takeOne(joined, receiver)) {
+            receiver += request.tokens;
+            taken.add(request);
         }
         return taken;
+    }
+
+    /** The newest waiting request of the most queued worker but {@code joined} that can give one, or null. */
+    private Waiting takeOne(InstanceId joined, long receiver) {
+        // queues change while this runs: order by a snapshot of each, not by a key that moves under the sort
+        record Queued(Line line, long tokens) {
+        }
+        List<Queued> donors = prefilling.entrySet().stream().filter(e -> !e.getKey().equals(joined))
+                .map(e -> new Queued(e.getValue(), e.getValue().tokens()))
+                .sorted(Comparator.comparingLong(Queued::tokens).reversed()).toList();
+        for (Queued donor : donors) {
+            Waiting request = donor.line().takeNewestFor(receiver);
+            if (request != null) {
+                return request;
+            }
+        }
+        return null;
     }
 
     void finished(InstanceId worker, long kvBlocks) {
