@@ -19,6 +19,7 @@ import io.squall.functions.api.auth.SetupProof;
 import reactor.core.publisher.Mono;
 
 import java.net.URI;
+import java.time.Duration;
 import java.util.Objects;
 
 /**
@@ -26,8 +27,20 @@ import java.util.Objects;
  * the binary wire format, and, in a closed cluster, a fresh {@link SetupProof} of the {@link ClusterSecret} as
  * authentication metadata (a new proof for every connection attempt). The returned {@link Mono} connects once per
  * subscription; the caller closes the {@link RSocket} with {@code dispose()}. Stateless and thread-safe.
+ *
+ * <p>A peer that stops answering keepalives for {@link #KEEPALIVE_TIMEOUT} is lost: the connection closes and its
+ * streams fail {@code UNAVAILABLE} (which the gateway migrates). RSocket's default of 90 s left a hung worker's
+ * streams (a stopped process, a frozen VM) waiting that long; the peer's Netty threads answer keepalives whatever
+ * its engine is doing, so a busy stage is not mistaken for a hung one. The accepting stage applies the same limit to
+ * the connecting one, from the SETUP frame.
  */
 public final class StageConnections {
+
+    /** How often a connecting stage sends a keepalive. */
+    public static final Duration KEEPALIVE_INTERVAL = Duration.ofSeconds(2);
+
+    /** How long without a frame from the peer before the connection counts as lost. */
+    public static final Duration KEEPALIVE_TIMEOUT = Duration.ofSeconds(10);
 
     private StageConnections() {
     }
@@ -57,7 +70,8 @@ public final class StageConnections {
         RSocketConnector connector = RSocketConnector.create()
                 .metadataMimeType(RouteMetadata.METADATA_MIME_TYPE)
                 .dataMimeType(RouteMetadata.DATA_MIME_TYPE)
-                .payloadDecoder(PayloadDecoder.ZERO_COPY);
+                .payloadDecoder(PayloadDecoder.ZERO_COPY)
+                .keepAlive(KEEPALIVE_INTERVAL, KEEPALIVE_TIMEOUT);
         if (!secret.isOpen()) {
             connector = connector.setupPayload(Mono.fromSupplier(() -> setup(secret)));
         }
