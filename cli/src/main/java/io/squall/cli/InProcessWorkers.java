@@ -40,7 +40,7 @@ final class InProcessWorkers implements WorkerFactory {
     public WorkerHandle start(Pool pool) {
         WorkerConfig config = new WorkerConfig(WorkerRole.valueOf(pool.name()), "127.0.0.1", 0, 0, Cluster.NAME,
                 stage.batch(), stage.kv("worker-" + started.incrementAndGet()), stage.context(), stage.disaggregation(),
-                cluster.secret(), modelId);
+                cluster.secret(), modelId, null);
         WorkerApplication worker = WorkerApplication.start(config, ModelSource.of(engine), cluster.discovery(),
                 cluster.kvSharing());
         String address = "127.0.0.1:" + worker.worker().rsocketPort();

@@ -136,7 +136,7 @@ final class ServeCommand implements Callable<Integer> {
         for (int i = 0; i < roles.size(); i++) {
             WorkerApplication worker = WorkerApplication.start(new WorkerConfig(roles.get(i), host, 0, 0,
                     Cluster.NAME, stage.batch(), stage.kv(roles.size() > 1 ? "worker-" + i : null), stage.context(),
-                    stage.disaggregation(), secret, gateway.modelId(file)), source, cluster.discovery(), cluster.kvSharing(stage.g4));
+                    stage.disaggregation(), secret, gateway.modelId(file), null), source, cluster.discovery(), cluster.kvSharing(stage.g4));
             stages.add(worker);
             worker.worker().ready().get();
             System.err.println("squall serve: worker " + i + " (" + roles.get(i).name().toLowerCase(Locale.ROOT)

@@ -39,6 +39,11 @@ final class WorkerCommand implements Callable<Integer> {
     @Option(names = "--host", defaultValue = "127.0.0.1", description = "address to bind and advertise (default: ${DEFAULT-VALUE})")
     String host;
 
+    @Option(names = "--advertise", description = "host:port other stages reach this worker's RSocket TCP port at, when "
+            + "it is not the bound one (a proxy, a NAT, a port forward); discovery advertises this host for the HTTP port too "
+            + "(default: --host and the bound --rsocket-port)")
+    String advertise;
+
     @Option(names = "--grid-port", defaultValue = "0", description = "this member's cluster port (default: a free one)")
     int gridPort;
 
@@ -82,7 +87,7 @@ final class WorkerCommand implements Callable<Integer> {
         ClusterSecret secret = clusterSecret.secret();
         WorkerConfig config = new WorkerConfig(WorkerRole.parse(role), host, httpPort, rsocketPort, Cluster.NAME,
                 stage.batch(), stage.kv(), stage.context(), stage.disaggregation(), secret,
-                GatewayOptions.modelId(file, servedModelName));
+                GatewayOptions.modelId(file, servedModelName), advertise == null ? null : WorkerConfig.Address.parse(advertise));
         ModelSource source = engine.mock() ? ModelSource.of(engine.mockEngine(file)) : ModelSource.file(file);
         Cluster cluster = Cluster.join(host, gridPort, join, secret, stage.gridBlocks);
         WorkerApplication worker = WorkerApplication.start(config, source, cluster.discovery(),

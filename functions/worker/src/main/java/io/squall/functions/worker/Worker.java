@@ -162,8 +162,10 @@ public final class Worker implements AutoCloseable {
             BatchScheduler started = new BatchScheduler(forwardPass, config.batch(), tokenizer::isEndOfGeneration, pool);
             // What gateways and routers take from this worker: derived from what runs, not read from the model file.
             ServedModel served = new ServedModel(modelName, started.maxSequenceTokens(), config.kv().blockSize(), salt);
-            WorkerInstance instance = new WorkerInstance(id, config.role(), served, config.advertisedHost(),
-                    rsocketPort(), httpPort(), config.batch().maxRunningSequences(), LoadReport.idle(config.kv().blocks()));
+            WorkerConfig.Address advertised = config.advertisedRsocket() != null ? config.advertisedRsocket()
+                    : new WorkerConfig.Address(config.advertisedHost(), rsocketPort());
+            WorkerInstance instance = new WorkerInstance(id, config.role(), served, advertised.host(),
+                    advertised.port(), httpPort(), config.batch().maxRunningSequences(), LoadReport.idle(config.kv().blocks()));
             synchronized (lock) {
                 if (closed) {
                     started.close();

@@ -34,10 +34,40 @@ import java.util.Optional;
  *                      {@link ClusterSecret#open()} accepts every peer
  * @param servedModelName the model id this worker advertises and clients send, or {@code null} for the
  *     engine's own {@link Engine#modelName()}
+ * @param advertisedRsocket the RSocket TCP address discovery advertises when peers reach the worker through
+ *     another one than it binds (a proxy, a NAT, a port forward), or {@code null} for the bound address
  */
 public record WorkerConfig(WorkerRole role, String host, int httpPort, int rsocketPort, String namespace,
                            BatchConfig batch, KvConfig kv, int maxPositions, DisaggregationConfig disaggregation,
-                           ClusterSecret clusterSecret, String servedModelName) {
+                           ClusterSecret clusterSecret, String servedModelName, Address advertisedRsocket) {
+
+    /** A {@code host:port} other stages connect to. */
+    public record Address(String host, int port) {
+        public Address {
+            Objects.requireNonNull(host, "host");
+            if (host.isBlank() || port < 1 || port > 65_535) {
+                throw new IllegalArgumentException("an advertised address needs a host and a port within 1..65535");
+            }
+        }
+
+        /** Reads {@code host:port}. */
+        public static Address parse(String text) {
+            int colon = text.lastIndexOf(':');
+            if (colon <= 0) {
+                throw new IllegalArgumentException("expected host:port, got '" + text + "'");
+            }
+            try {
+                return new Address(text.substring(0, colon), Integer.parseInt(text.substring(colon + 1)));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("expected host:port, got '" + text + "'");
+            }
+        }
+
+        @Override
+        public String toString() {
+            return host + ":" + port;
+        }
+    }
 
     public WorkerConfig {
         Objects.requireNonNull(role, "role");
@@ -60,7 +90,7 @@ public record WorkerConfig(WorkerRole role, String host, int httpPort, int rsock
      */
     public static WorkerConfig loopback(WorkerRole role, BatchConfig batch, KvConfig kv) {
         return new WorkerConfig(role, "127.0.0.1", 0, 0, "squall", batch, kv, 4096, DisaggregationConfig.defaults(),
-                ClusterSecret.open(), null);
+                ClusterSecret.open(), null, null);
     }
 
     /**
@@ -97,31 +127,37 @@ public record WorkerConfig(WorkerRole role, String host, int httpPort, int rsock
     /** This configuration with other disaggregation settings. */
     public WorkerConfig withDisaggregation(DisaggregationConfig settings) {
         return new WorkerConfig(role, host, httpPort, rsocketPort, namespace, batch, kv, maxPositions, settings,
-                clusterSecret, servedModelName);
+                clusterSecret, servedModelName, advertisedRsocket);
     }
 
     /** This configuration with another cluster secret. */
     public WorkerConfig withClusterSecret(ClusterSecret secret) {
         return new WorkerConfig(role, host, httpPort, rsocketPort, namespace, batch, kv, maxPositions, disaggregation,
-                secret, servedModelName);
+                secret, servedModelName, advertisedRsocket);
     }
 
     /** This configuration advertising the model as {@code name}. */
     public WorkerConfig withServedModelName(String name) {
         return new WorkerConfig(role, host, httpPort, rsocketPort, namespace, batch, kv, maxPositions, disaggregation,
-                clusterSecret, Objects.requireNonNull(name, "name"));
+                clusterSecret, Objects.requireNonNull(name, "name"), advertisedRsocket);
     }
 
     /** This configuration with other KV tiers. */
     public WorkerConfig withKv(KvConfig tiers) {
         return new WorkerConfig(role, host, httpPort, rsocketPort, namespace, batch, Objects.requireNonNull(tiers, "tiers"),
-                maxPositions, disaggregation, clusterSecret, servedModelName);
+                maxPositions, disaggregation, clusterSecret, servedModelName, advertisedRsocket);
     }
 
     /** This configuration running sequences of at most {@code positions} tokens. */
     public WorkerConfig withMaxPositions(int positions) {
         return new WorkerConfig(role, host, httpPort, rsocketPort, namespace, batch, kv, positions, disaggregation,
-                clusterSecret, servedModelName);
+                clusterSecret, servedModelName, advertisedRsocket);
+    }
+
+    /** This configuration advertising {@code address} for RSocket over TCP instead of the bound host and port. */
+    public WorkerConfig withAdvertisedRsocket(Address address) {
+        return new WorkerConfig(role, host, httpPort, rsocketPort, namespace, batch, kv, maxPositions, disaggregation,
+                clusterSecret, servedModelName, Objects.requireNonNull(address, "address"));
     }
 
     private static void port(String name, int port) {

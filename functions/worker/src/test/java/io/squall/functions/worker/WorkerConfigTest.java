@@ -11,6 +11,7 @@ import java.net.InetAddress;
 import java.net.NetworkInterface;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class WorkerConfigTest {
 
@@ -29,8 +30,17 @@ class WorkerConfigTest {
         assertThat(local).as("%s is an address of this machine", advertised).isTrue();
     }
 
+    @Test
+    void anAdvertisedAddressIsHostAndPort() {
+        assertThat(WorkerConfig.Address.parse("relay.local:7100")).isEqualTo(new WorkerConfig.Address("relay.local", 7100));
+        assertThat(config("127.0.0.1").withAdvertisedRsocket(WorkerConfig.Address.parse("10.0.0.5:9000"))
+                .advertisedRsocket()).hasToString("10.0.0.5:9000");
+        assertThatThrownBy(() -> WorkerConfig.Address.parse("7100")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> WorkerConfig.Address.parse("host:0")).isInstanceOf(IllegalArgumentException.class);
+    }
+
     private static WorkerConfig config(String host) {
         return new WorkerConfig(WorkerRole.AGGREGATED, host, 0, 0, "squall", BatchConfig.defaults(), KvConfig.inMemory(16),
-                4096, DisaggregationConfig.defaults(), ClusterSecret.open(), null);
+                4096, DisaggregationConfig.defaults(), ClusterSecret.open(), null, null);
     }
 }
