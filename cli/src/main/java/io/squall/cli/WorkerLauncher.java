@@ -1,8 +1,8 @@
 package io.squall.cli;
 
+import io.squall.cli.launch.SquallCommandLine;
 import io.squall.scheduler.Pool;
 
-import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,11 +35,6 @@ final class WorkerLauncher {
 
     List<String> command(Pool pool, int rsocketPort) {
         List<String> line = new ArrayList<>();
-        line.add(ProcessHandle.current().info().command().orElse("java"));
-        line.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
-        line.add("-cp");
-        line.add(System.getProperty("java.class.path"));
-        line.add(Squall.class.getName());
         line.add("worker");
         line.add("--role");
         line.add(pool.name().toLowerCase(Locale.ROOT));
@@ -54,6 +49,6 @@ final class WorkerLauncher {
             line.add("--kv-disk-dir");
             line.add(diskTiers.resolve("worker-" + rsocketPort).toAbsolutePath().toString());
         }
-        return line;
+        return SquallCommandLine.of(line);
     }
 }
