@@ -41,9 +41,17 @@ public final class HttpTarget implements Target {
      * @param apiKey the API key, or null
      */
     public HttpTarget(URI base, String model, String apiKey) {
+        this(base, model, apiKey, Duration.ofMinutes(30));
+    }
+
+    /**
+     * As {@link #HttpTarget(URI, String, String)}, giving up on a response that sends nothing for {@code readTimeout}
+     * (the request fails with a {@link java.net.SocketTimeoutException}).
+     */
+    public HttpTarget(URI base, String model, String apiKey, Duration readTimeout) {
         this.client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(Duration.ofSeconds(10)).build();
-        this.streams = new StreamingHttpClient(base, Duration.ofSeconds(10), Duration.ofMinutes(30));
+        this.streams = new StreamingHttpClient(base, Duration.ofSeconds(10), readTimeout);
         this.base = base;
         this.apiKey = apiKey;
         Map<String, String> headers = new LinkedHashMap<>();
@@ -143,7 +151,8 @@ public final class HttpTarget implements Target {
                 for (String line; (line = response.readLine()) != null; ) {
                     text.append(line).append('\n');
                 }
-                return Outcome.failed(System.nanoTime() - start, "HTTP " + response.status() + ": " + text.toString().strip());
+                String body = text.toString().strip();
+                return Outcome.failed(System.nanoTime() - start, errorType(body), "HTTP " + response.status() + ": " + body);
             }
             return read(response, start);
         } catch (IOException | RuntimeException e) {
@@ -222,7 +231,8 @@ public final class HttpTarget implements Target {
             }
             JsonNode chunk = JSON.readTree(data);
             if (chunk.has("error")) {
-                return Outcome.failed(System.nanoTime() - start, chunk.get("error").path("message").asText());
+                JsonNode error = chunk.get("error");
+                return Outcome.failed(System.nanoTime() - start, error.path("type").textValue(), error.path("message").asText());
             }
             JsonNode choice = chunk.path("choices").path(0);
             String content = choice.has("text") ? choice.path("text").asText("") : choice.path("delta").path("content").asText("");
@@ -247,6 +257,15 @@ public final class HttpTarget implements Target {
             }
         }
         return Outcome.failed(System.nanoTime() - start, "the stream ended without [DONE]");
+    }
+
+    /** The {@code error.type} of an OpenAI error body, or null when the body is not one. */
+    static String errorType(String body) {
+        try {
+            return JSON.readTree(body).path("error").path("type").textValue();
+        } catch (IOException e) {
+            return null;
+        }
     }
 
     /** Squall's split of the usage's cached tokens by tier ({@code cached_tokens_by_tier}), or null without one. */

@@ -12,9 +12,17 @@ import io.squall.functions.api.CacheSources;
  * @param text          the generated text (resent as history in multi-turn workloads)
  * @param error         why the request failed, or null
  * @param served        what the server reported of the prompt and its routing (empty when it did not say)
+ * @param errorType     the server's kind of error (OpenAI {@code error.type}, e.g. {@code service_unavailable_error}),
+ *                      or null when the request succeeded or failed without a typed answer (a broken connection)
  */
 public record Outcome(long ttftNanos, long[] itlNanos, long latencyNanos, int outputTokens, String text, String error,
-                      Served served) {
+                      Served served, String errorType) {
+
+    /** A request that succeeded, or failed without a typed answer. */
+    public Outcome(long ttftNanos, long[] itlNanos, long latencyNanos, int outputTokens, String text, String error,
+                   Served served) {
+        this(ttftNanos, itlNanos, latencyNanos, outputTokens, text, error, served, null);
+    }
 
     /**
      * What the server reported with the usage.
@@ -37,7 +45,12 @@ public record Outcome(long ttftNanos, long[] itlNanos, long latencyNanos, int ou
     }
 
     static Outcome failed(long latencyNanos, String error) {
-        return new Outcome(-1, new long[0], latencyNanos, 0, "", error, Served.UNKNOWN);
+        return failed(latencyNanos, null, error);
+    }
+
+    /** A failed request; {@code type} is the server's kind of error, or null for none. */
+    static Outcome failed(long latencyNanos, String type, String error) {
+        return new Outcome(-1, new long[0], latencyNanos, 0, "", error, Served.UNKNOWN, type);
     }
 
     public boolean ok() {
