@@ -1,14 +1,16 @@
 package io.squall.cli;
 
+import io.squall.cli.bench.BenchChaosCommand;
 import io.squall.cli.bench.BenchFuzzCommand;
 import io.squall.cli.bench.BenchServeCommand;
 import io.squall.cli.bench.BenchSoakCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-/** {@code squall bench}: serving benchmarks, worker profiles, the wire fuzzer and the soak. */
-@Command(name = "bench", description = "Serving benchmarks, worker profiles, the wire fuzzer and the soak.",
-        subcommands = {BenchServeCommand.class, ProfileCommand.class, BenchFuzzCommand.class, BenchSoakCommand.class})
+/** {@code squall bench}: serving benchmarks, worker profiles, the wire fuzzer, the soak and the chaos suite. */
+@Command(name = "bench", description = "Serving benchmarks, worker profiles, the wire fuzzer, the soak and the chaos suite.",
+        subcommands = {BenchServeCommand.class, ProfileCommand.class, BenchFuzzCommand.class, BenchSoakCommand.class,
+                BenchChaosCommand.class})
 final class BenchCommand implements Runnable {
 
     @CommandLine.Spec
@@ -16,6 +18,6 @@ final class BenchCommand implements Runnable {
 
     @Override
     public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "a subcommand is required: serve, profile, fuzz or soak");
+        throw new CommandLine.ParameterException(spec.commandLine(), "a subcommand is required: serve, profile, fuzz, soak or chaos");
     }
 }
