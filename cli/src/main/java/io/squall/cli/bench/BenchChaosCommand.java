@@ -79,7 +79,7 @@ public final class BenchChaosCommand implements Callable<Integer> {
             + "come back (default: ${DEFAULT-VALUE})")
     int kvBlocks;
 
-    @Option(names = "--kv-disk-bytes", defaultValue = "268435456", description = "G3 bytes per worker (default: ${DEFAULT-VALUE})")
+    @Option(names = "--kv-disk-bytes", defaultValue = "32768", description = "G3 bytes per worker: with the mock engine's 280-byte pages, more blocks than G1 holds and fewer than the prompts fill, so G3 is read and written all the time (default: ${DEFAULT-VALUE})")
     long diskBytes;
 
     @Option(names = "--fault-seconds", defaultValue = "15", description = "how long a fault lasts under load before it is "
@@ -217,11 +217,21 @@ public final class BenchChaosCommand implements Callable<Integer> {
         }
         long faultAt = System.nanoTime();
         ChaosFault.Injected injected = fault.inject(cluster);
+        WorkerGauges.Disk diskBefore = injected.disk() == null ? null : cluster.disk(injected.disk());
         pauseUntil(faultAt + TimeUnit.SECONDS.toNanos(faultSeconds));
+        Map<String, Long> disk = null;
+        if (injected.disk() != null) { // whether the fault met traffic: what the disk tier did while it lasted
+            WorkerGauges.Disk diskAfter = cluster.disk(injected.disk());
+            disk = new LinkedHashMap<>();
+            disk.put("blocks_before", diskBefore.blocks());
+            disk.put("blocks_after", diskAfter.blocks());
+            disk.put("blocks_read", diskAfter.read() - diskBefore.read());
+            disk.put("blocks_written", diskAfter.written() - diskBefore.written());
+        }
         injected.heal().run();
         pauseUntil(System.nanoTime() + TimeUnit.SECONDS.toNanos(afterSeconds));
         List<ChaosLoad.Result> results = load.stop();
-        return new ChaosReport(fault, variant, injected.victim(), results, faultAt, leaked(cluster, baseline));
+        return new ChaosReport(fault, variant, injected.victim(), results, faultAt, leaked(cluster, baseline), disk);
     }
 
     /**

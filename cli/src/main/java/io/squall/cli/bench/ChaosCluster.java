@@ -228,6 +228,11 @@ final class ChaosCluster implements AutoCloseable {
         return pages;
     }
 
+    /** The G3 tier of the worker in {@code worker}'s slot now. */
+    WorkerGauges.Disk disk(Worker worker) throws IOException, InterruptedException {
+        return new WorkerGauges(List.of(worker.process.metrics())).disk();
+    }
+
     /** The generating worker with the most sequences running now: the one whose loss disturbs most streams. */
     Worker busiest() {
         return workers.stream().filter(w -> w.generates() && w.process.alive())

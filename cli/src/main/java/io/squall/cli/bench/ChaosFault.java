@@ -88,7 +88,7 @@ enum ChaosFault {
             return new Injected(worker.process.name(), () -> {
                 Files.delete(worker.disk);
                 Files.move(aside, worker.disk);
-            });
+            }, worker);
         }
     },
 
@@ -103,7 +103,7 @@ enum ChaosFault {
                     corrupted += corrupt(file) ? 1 : 0;
                 }
             }
-            return new Injected(worker.process.name() + " (" + corrupted + " block files)", () -> { });
+            return new Injected(worker.process.name() + " (" + corrupted + " block files)", () -> { }, worker);
         }
     },
 
@@ -126,8 +126,12 @@ enum ChaosFault {
      *
      * @param victim the stage it hit
      * @param heal   what undoes it
+     * @param disk   the worker whose G3 disk it hit, or null
      */
-    record Injected(String victim, Heal heal) {
+    record Injected(String victim, Heal heal, ChaosCluster.Worker disk) {
+        Injected(String victim, Heal heal) {
+            this(victim, heal, null);
+        }
     }
 
     abstract Injected inject(ChaosCluster cluster) throws Exception;

@@ -16,9 +16,11 @@ import java.util.TreeMap;
  * @param results      every request of the run
  * @param faultNanos   when the fault was injected ({@link System#nanoTime()})
  * @param leakedPages  KV pages still held, over the workers, once every request had ended (against the baseline)
+ * @param victimDisk   for a disk fault, what the victim's G3 tier did while the fault lasted (blocks held before and
+ *                     after, blocks read and written); null for other faults
  */
 record ChaosReport(ChaosFault fault, String variant, String victim, List<ChaosLoad.Result> results, long faultNanos,
-                   long leakedPages) {
+                   long leakedPages, Map<String, Long> victimDisk) {
 
     ChaosReport {
         results = List.copyOf(results);
@@ -68,8 +70,15 @@ record ChaosReport(ChaosFault fault, String variant, String victim, List<ChaosLo
         json.put("leaked_pages", leakedPages);
         json.put("migrated", results.stream().filter(r -> r.migrations() > 0).count());
         json.put("resent_after_broken_connection", results.stream().filter(r -> r.attempts() > 1).count());
+        long[] latencies = results.stream().filter(r -> r.ending() == ChaosLoad.Ending.IDENTICAL)
+                .mapToLong(r -> r.endNanos() - r.sentNanos()).sorted().toArray();
+        json.put("latency_p50_s", latencies.length == 0 ? -1 : round(seconds(latencies[latencies.length / 2])));
+        json.put("latency_max_s", latencies.length == 0 ? -1 : round(seconds(latencies[latencies.length - 1])));
         json.put("recovery_s", round(recoverySeconds()));
         json.put("settled_s", round(settledSeconds()));
+        if (victimDisk != null) {
+            json.put("victim_g3_during_fault", victimDisk);
+        }
         List<String> problems = new ArrayList<>();
         results.stream().filter(r -> r.ending() != ChaosLoad.Ending.IDENTICAL).limit(5)
                 .forEach(r -> problems.add(r.ending() + " prompt " + r.prompt() + ": " + r.error()));
@@ -81,11 +90,11 @@ record ChaosReport(ChaosFault fault, String variant, String victim, List<ChaosLo
     String line() {
         Map<String, Object> j = json();
         return String.format("%-16s %-13s sent %4d  identical %4d  typed-failed %3d %s  lost %d  dup/missing %d  leaked %d"
-                        + "  migrated %d  resent %d  recovery %.1f s  settled %.1f s  (%s)",
+                        + "  migrated %d  resent %d  latency p50 %s s max %s s  recovery %.1f s  settled %.1f s  (%s)",
                 fault.label(), variant, results.size(), count(ChaosLoad.Ending.IDENTICAL),
                 count(ChaosLoad.Ending.TYPED_FAILURE), j.get("typed_failures"), count(ChaosLoad.Ending.LOST),
                 count(ChaosLoad.Ending.DIFFERENT), leakedPages, j.get("migrated"), j.get("resent_after_broken_connection"),
-                recoverySeconds(), settledSeconds(), victim);
+                j.get("latency_p50_s"), j.get("latency_max_s"), recoverySeconds(), settledSeconds(), victim) + (victimDisk == null ? "" : "  G3 " + victimDisk);
     }
 
     private static double seconds(long nanos) {

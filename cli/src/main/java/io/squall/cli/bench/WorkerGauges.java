@@ -9,9 +9,9 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * The workers' gauges a soak follows, scraped from their {@code /metrics}: KV pages held by sequences
- * ({@code squall_worker_kv_blocks_total} − {@code squall_worker_kv_blocks_free}) and running sequences, summed
- * over the workers. Thread-safe.
+ * The workers' gauges a soak or a chaos run follows, scraped from their {@code /metrics}: KV pages held by sequences
+ * ({@code squall_worker_kv_blocks_total} − {@code squall_worker_kv_blocks_free}) and running sequences, and the
+ * traffic of their G3 disk tier, summed over the workers. Thread-safe.
  */
 final class WorkerGauges {
 
@@ -27,20 +27,57 @@ final class WorkerGauges {
         this.metrics = List.copyOf(metrics);
     }
 
+    /**
+     * The G3 disk tier, summed over the workers.
+     *
+     * @param blocks  blocks it holds now
+     * @param read    blocks read back from it into G1 so far (verified ones only)
+     * @param written blocks copied into it so far
+     */
+    record Disk(long blocks, long read, long written) {
+    }
+
     Reading read() throws IOException, InterruptedException {
         long pages = 0;
         long running = 0;
         for (URI uri : metrics) {
-            HttpResponse<String> response = client.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30)).build(),
-                    HttpResponse.BodyHandlers.ofString());
-            if (response.statusCode() != 200) {
-                throw new IOException(uri + " answered " + response.statusCode());
-            }
-            String text = response.body();
+            String text = scrape(uri);
             pages += gauge(text, "squall_worker_kv_blocks_total") - gauge(text, "squall_worker_kv_blocks_free");
             running += gauge(text, "squall_worker_running_sequences");
         }
         return new Reading(pages, running);
+    }
+
+    Disk disk() throws IOException, InterruptedException {
+        long blocks = 0;
+        long read = 0;
+        long written = 0;
+        for (URI uri : metrics) {
+            for (String line : scrape(uri).split("\n")) {
+                if (line.startsWith("squall_kv_blocks{tier=\"G3\"")) {
+                    blocks += value(line);
+                } else if (line.startsWith("squall_kv_block_onboards_total{from=\"G3\"")) {
+                    read += value(line);
+                } else if (line.startsWith("squall_kv_block_offloads_total{") && line.contains("to=\"G3\"")) {
+                    written += value(line);
+                }
+            }
+        }
+        return new Disk(blocks, read, written);
+    }
+
+    private String scrape(URI uri) throws IOException, InterruptedException {
+        HttpResponse<String> response = client.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() != 200) {
+            throw new IOException(uri + " answered " + response.statusCode());
+        }
+        return response.body();
+    }
+
+    /** The value of a Prometheus text sample line, {@code name{labels} value}. */
+    private static long value(String line) {
+        return Math.round(Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1).trim()));
     }
 
     /** The value of the unlabelled sample {@code name} in Prometheus text. */
