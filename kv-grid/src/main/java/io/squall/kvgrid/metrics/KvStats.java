@@ -35,6 +35,13 @@ public interface KvStats {
     default void offloadDropped(int blocks) {
     }
 
+    /**
+     * {@code blocks} copies down to {@code to} failed: the tier's store refused the write (a disk full, gone or
+     * read-only). The blocks stay where they were and are recomputed if evicted; logged at most every 10 s.
+     */
+    default void offloadFailed(Tier to, int blocks) {
+    }
+
     /** The pool's thread waited {@code nanos} for the offload lane to free a staging buffer (backpressure). */
     default void offloadStalled(long nanos) {
     }

@@ -42,6 +42,8 @@ import org.slf4j.LoggerFactory;
 final class WriteLane implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(WriteLane.class);
+    /** Least time between two log lines about failed copies. */
+    private static final long FAILURE_LOG_SECONDS = 10;
 
     /** Urgency classes, most urgent first. */
     private static final int STAGED = 0;
@@ -72,6 +74,9 @@ final class WriteLane implements AutoCloseable {
     private final AtomicLong order = new AtomicLong();
     private final Thread thread;
     private volatile boolean closing;
+    /** Failed copies since the last line about them, and when that was; on the lane thread only. */
+    private long failuresSinceLog;
+    private long lastFailureLog = System.nanoTime() - TimeUnit.SECONDS.toNanos(FAILURE_LOG_SECONDS);
     /** Set on the lane thread by the spill callback of the put in progress: G2's victim, staged for G3. */
     private StagingArea.Staged spilled;
 
@@ -246,13 +251,29 @@ final class WriteLane implements AutoCloseable {
             }
             return true;
         } catch (RuntimeException e) {
-            LOG.warn("offload of block {} to {} failed: {}", hash, store.tier(), e.toString());
+            failed(hash, store.tier(), e);
             return false;
         } finally {
             if (spilled != null) { // the put failed after spilling: its buffer must not stay findable
                 staging.retire(spilled, false);
                 spilled = null;
             }
+        }
+    }
+
+    /**
+     * Counts a copy a tier refused and logs it, at most one line every {@value #FAILURE_LOG_SECONDS} s with the
+     * count since the last: a disk that fills or goes away refuses every write, one per block committed.
+     */
+    private void failed(BlockHash hash, Tier tier, RuntimeException error) {
+        stats.offloadFailed(tier, 1);
+        failuresSinceLog++;
+        long now = System.nanoTime();
+        if (now - lastFailureLog >= TimeUnit.SECONDS.toNanos(FAILURE_LOG_SECONDS)) {
+            LOG.warn("offload of block {} to {} failed ({} failed since the last such line): {}", hash, tier,
+                    failuresSinceLog, error.toString());
+            lastFailureLog = now;
+            failuresSinceLog = 0;
         }
     }
 

@@ -9,6 +9,8 @@ import io.squall.kvgrid.Tier;
 import io.squall.kvgrid.metrics.KvStats;
 import io.squall.kvgrid.pool.BlockPool;
 import io.squall.kvgrid.pool.KvBlock;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -28,6 +30,7 @@ class EagerOffloadTest extends OffloadFixture {
         final AtomicLong offloaded = new AtomicLong();
         final AtomicLong dropped = new AtomicLong();
         final AtomicLong stalls = new AtomicLong();
+        final AtomicLong failed = new AtomicLong();
 
         @Override
         public void offloaded(Tier from, Tier to, int blocks) {
@@ -42,6 +45,11 @@ class EagerOffloadTest extends OffloadFixture {
         @Override
         public void offloadStalled(long nanos) {
             stalls.incrementAndGet();
+        }
+
+        @Override
+        public void offloadFailed(Tier to, int blocks) {
+            failed.addAndGet(blocks);
         }
     }
 
@@ -100,6 +108,36 @@ class EagerOffloadTest extends OffloadFixture {
         List<KvBlock> allocated = allocate(pool, blocks);
         allocated.forEach(block -> pool.page(block).copyFrom(Pages.random(random, BLOCK_BYTES)));
         return new SlowTier(store, manager, pool, allocated);
+    }
+
+    /** A disk that filled or went away: every write throws, as {@link DiskBlockStore} does on an I/O error. */
+    private static final class FailingStore extends RetieredStore {
+        FailingStore() {
+            super(new HostBlockStore(16 * BLOCK_BYTES, BLOCK_BYTES), Tier.G3);
+        }
+
+        @Override
+        public List<BlockHash> put(BlockHash hash, MemorySegment page) {
+            throw new UncheckedIOException("cannot write block file", new IOException("No space left on device"));
+        }
+    }
+
+    @Test
+    void copiesATierRefusesAreCountedAndTheBlocksStayInG1() throws Exception {
+        FailingStore disk = new FailingStore();
+        Counts counts = new Counts();
+        OffloadManager manager = manager(new OffloadConfig(List.of(disk), new OffloadPolicy(false, 0, false), 1, 16),
+                counts);
+        BlockPool pool = pool(4, manager);
+        List<StoredBlock> prompt = chain(4);
+        cache(pool, prompt, 0);
+        manager.drained().get(30, TimeUnit.SECONDS);
+
+        assertThat(counts.failed.get()).as("each refused copy counted").isEqualTo(4);
+        assertThat(counts.offloaded.get()).isZero();
+        assertThat(pool.cachedBlocks()).as("the blocks stay cached in G1").isEqualTo(4);
+        publisher.flush();
+        assertThat(hashesOf(KvEvent.Stored.class, Tier.G3)).as("no tier claims what it did not store").isEmpty();
     }
 
     @Test

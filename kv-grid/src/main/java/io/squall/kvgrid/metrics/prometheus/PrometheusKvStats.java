@@ -21,7 +21,8 @@ import java.util.Objects;
  *   <li>{@code squall_kv_block_offloads_dropped_total} — evicted blocks that lost the lower-tier copy the
  *       policy wanted (the tiers could not keep up); {@code squall_kv_offload_stall_seconds_total} — time the
  *       pool waited for the offload lane instead (backpressure); {@code squall_kv_offload_pending_blocks} —
- *       copies queued on the write lane</li>
+ *       copies queued on the write lane; {@code squall_kv_block_offload_failures_total{to}} — copies a tier
+ *       refused (a disk full, gone or read-only)</li>
  *   <li>{@code squall_kv_prefix_lookup_tokens_total}, {@code squall_kv_prefix_matched_tokens_total{tier}} — prompt
  *       tokens looked up at admission, and served from G1, G2, G3 or G4 (another worker, or the grid)</li>
  * </ul>
@@ -33,6 +34,7 @@ public final class PrometheusKvStats implements KvStats {
     private final Counter evictions;
     private final Counter offloads;
     private final Counter offloadsDropped;
+    private final Counter offloadFailures;
     private final Counter offloadStall;
     private final Gauge offloadsPending;
     private final Counter onboards;
@@ -52,6 +54,9 @@ public final class PrometheusKvStats implements KvStats {
                 .labelNames("from", "to").register(registry);
         offloadsDropped = Counter.build("squall_kv_block_offloads_dropped_total",
                 "Evicted KV blocks that lost their lower-tier copy because the tiers could not keep up.").register(registry);
+        offloadFailures = Counter.build("squall_kv_block_offload_failures_total",
+                "KV block copies down a tier that failed (the tier refused the write: a disk full, gone or read-only), by tier.")
+                .labelNames("to").register(registry);
         offloadStall = Counter.build("squall_kv_offload_stall_seconds_total",
                 "Time the G1 pool waited for the offload lane to free a staging buffer.").register(registry);
         offloadsPending = Gauge.build("squall_kv_offload_pending_blocks",
@@ -87,6 +92,11 @@ public final class PrometheusKvStats implements KvStats {
     @Override
     public void offloadDropped(int count) {
         offloadsDropped.inc(count);
+    }
+
+    @Override
+    public void offloadFailed(Tier to, int count) {
+        offloadFailures.labels(to.name()).inc(count);
     }
 
     @Override
