@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -34,7 +35,7 @@ import java.util.concurrent.locks.LockSupport;
 @Command(name = "chaos", description = "Start a gateway, a cluster member and three workers as separate processes, "
         + "run a streaming load of greedy requests of known output and inject faults during it (kill -9 and SIGSTOP of "
         + "a worker, a cut and a slow link, loss of a cluster member, a failing and a corrupt G3 disk, a gateway "
-        + "restart); report per fault the requests sent, identical, failed with a typed error, lost, with duplicated "
+        + "restart, in the disaggregated variant kill -9 and SIGSTOP of the prefill worker); report per fault the requests sent, identical, failed with a typed error, lost, with duplicated "
         + "or missing tokens, leaked KV pages and the recovery time. Exits 1 on any lost or different request or "
         + "leaked page.")
 public final class BenchChaosCommand implements Callable<Integer> {
@@ -60,7 +61,8 @@ public final class BenchChaosCommand implements Callable<Integer> {
     List<String> variants;
 
     @Option(names = "--faults", split = ",", defaultValue = "kill-worker,pause-worker,cut-link,slow-link,kill-member,"
-            + "disk-fails,disk-corrupt,restart-gateway", description = "faults to inject, in order (default: ${DEFAULT-VALUE})")
+            + "disk-fails,disk-corrupt,restart-gateway,kill-prefill,pause-prefill", description = "faults to inject, in order; "
+            + "kill-prefill and pause-prefill only in the disaggregated variant (default: ${DEFAULT-VALUE})")
     List<String> faults;
 
     @Option(names = "--users", defaultValue = "6", description = "clients streaming at once (default: ${DEFAULT-VALUE})")
@@ -102,6 +104,9 @@ public final class BenchChaosCommand implements Callable<Integer> {
     @Option(names = "--out", description = "also write the report JSON here")
     Path out;
 
+    /** The decode workers' counters of prompts prefilled remotely and of fallbacks to a local prefill, by reason. */
+    private static final String REMOTE_PREFILL = "squall_worker_remote_prefill";
+
     /** How long the stages' KV pools may take to return to their baseline once the load ended. */
     private static final Duration DRAIN_LIMIT = Duration.ofSeconds(60);
 
@@ -136,6 +141,9 @@ public final class BenchChaosCommand implements Callable<Integer> {
                         variant, requests.size(), (System.nanoTime() - start) / 1e9);
                 err.flush();
                 for (ChaosFault fault : chosen) {
+                    if (fault.needsPrefillWorker() && !disaggregated) {
+                        continue; // the aggregated variant has no prefill worker to fault
+                    }
                     ChaosReport report = run(cluster, target, requests, expected, fault, variant);
                     reports.add(report);
                     err.println("squall bench chaos: " + report.line());
@@ -210,6 +218,7 @@ public final class BenchChaosCommand implements Callable<Integer> {
                             ChaosFault fault, String variant) throws Exception {
         cluster.awaitReady(cluster.stages());
         Map<String, Long> baseline = cluster.pagesInUse();
+        Map<String, Map<String, Long>> prefillsBefore = cluster.samples(REMOTE_PREFILL);
         ChaosLoad load = new ChaosLoad(target, requests, expected, Duration.ofSeconds(deadlineSeconds));
         load.start(users);
         if (!load.awaitEnded(users, Duration.ofSeconds(deadlineSeconds))) { // every client has streamed once: steady load
@@ -231,7 +240,22 @@ public final class BenchChaosCommand implements Callable<Integer> {
         injected.heal().run();
         pauseUntil(System.nanoTime() + TimeUnit.SECONDS.toNanos(afterSeconds));
         List<ChaosLoad.Result> results = load.stop();
-        return new ChaosReport(fault, variant, injected.victim(), results, faultAt, leaked(cluster, baseline), disk);
+        long leaked = leaked(cluster, baseline);
+        Map<String, Long> prefills = variant.equals("disaggregated")
+                ? difference(prefillsBefore, cluster.samples(REMOTE_PREFILL)) : null;
+        return new ChaosReport(fault, variant, injected.victim(), results, faultAt, leaked, disk, prefills);
+    }
+
+    /**
+     * What the counters grew by from {@code before} to {@code after}, summed over the workers in both (a worker
+     * started meanwhile counts from 0), keyed without the {@code squall_worker_} prefix.
+     */
+    private static Map<String, Long> difference(Map<String, Map<String, Long>> before, Map<String, Map<String, Long>> after) {
+        Map<String, Long> grown = new TreeMap<>();
+        after.forEach((worker, counters) -> counters.forEach((name, value) -> grown.merge(
+                name.substring("squall_worker_".length()),
+                value - before.getOrDefault(worker, Map.of()).getOrDefault(name, 0L), Long::sum)));
+        return grown;
     }
 
     /**

@@ -233,6 +233,23 @@ final class ChaosCluster implements AutoCloseable {
         return new WorkerGauges(List.of(worker.process.metrics())).disk();
     }
 
+    /** The samples starting with {@code prefix} of each worker running now, by stage name. */
+    Map<String, Map<String, Long>> samples(String prefix) throws IOException, InterruptedException {
+        Map<String, Map<String, Long>> samples = new LinkedHashMap<>();
+        for (Worker worker : workers) {
+            if (worker.process.alive()) {
+                samples.put(worker.process.name(), new WorkerGauges(List.of(worker.process.metrics())).samples(prefix));
+            }
+        }
+        return samples;
+    }
+
+    /** The prefill worker of the disaggregated variant. */
+    Worker prefill() {
+        return workers.stream().filter(w -> !w.generates()).findFirst()
+                .orElseThrow(() -> new IllegalStateException("this cluster has no prefill worker"));
+    }
+
     /** The generating worker with the most sequences running now: the one whose loss disturbs most streams. */
     Worker busiest() {
         return workers.stream().filter(w -> w.generates() && w.process.alive())

@@ -107,6 +107,27 @@ enum ChaosFault {
         }
     },
 
+    /** {@code SIGKILL} of the prefill worker (disaggregated only); decode workers prefill themselves meanwhile. */
+    KILL_PREFILL {
+        @Override
+        Injected inject(ChaosCluster cluster) throws InterruptedException {
+            ChaosCluster.Worker worker = cluster.prefill();
+            String victim = worker.process.name();
+            worker.process.kill();
+            return new Injected(victim, () -> cluster.replace(worker));
+        }
+    },
+
+    /** {@code SIGSTOP} of the prefill worker (disaggregated only), {@code SIGCONT} afterwards. */
+    PAUSE_PREFILL {
+        @Override
+        Injected inject(ChaosCluster cluster) {
+            StageProcess paused = cluster.prefill().process;
+            paused.pause();
+            return new Injected(paused.name(), paused::resume);
+        }
+    },
+
     /** {@code SIGKILL} of the gateway and a new one started on the same port at once; clients reconnect. */
     RESTART_GATEWAY {
         @Override
@@ -135,6 +156,11 @@ enum ChaosFault {
     }
 
     abstract Injected inject(ChaosCluster cluster) throws Exception;
+
+    /** Whether the fault needs a prefill worker, which only the disaggregated variant has. */
+    boolean needsPrefillWorker() {
+        return this == KILL_PREFILL || this == PAUSE_PREFILL;
+    }
 
     /** The fault's name on the command line and in the report, e.g. {@code kill-worker}. */
     String label() {

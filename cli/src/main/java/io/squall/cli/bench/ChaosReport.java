@@ -18,9 +18,11 @@ import java.util.TreeMap;
  * @param leakedPages  KV pages still held, over the workers, once every request had ended (against the baseline)
  * @param victimDisk   for a disk fault, what the victim's G3 tier did while the fault lasted (blocks held before and
  *                     after, blocks read and written); null for other faults
+ * @param remotePrefill in the disaggregated variant, the prompts the decode workers had prefilled remotely during the
+ *                     run and their fallbacks to a local prefill by reason; null in the aggregated variant
  */
 record ChaosReport(ChaosFault fault, String variant, String victim, List<ChaosLoad.Result> results, long faultNanos,
-                   long leakedPages, Map<String, Long> victimDisk) {
+                   long leakedPages, Map<String, Long> victimDisk, Map<String, Long> remotePrefill) {
 
     ChaosReport {
         results = List.copyOf(results);
@@ -79,6 +81,9 @@ record ChaosReport(ChaosFault fault, String variant, String victim, List<ChaosLo
         if (victimDisk != null) {
             json.put("victim_g3_during_fault", victimDisk);
         }
+        if (remotePrefill != null) {
+            json.put("remote_prefill", remotePrefill);
+        }
         List<String> problems = new ArrayList<>();
         results.stream().filter(r -> r.ending() != ChaosLoad.Ending.IDENTICAL).limit(5)
                 .forEach(r -> problems.add(r.ending() + " prompt " + r.prompt() + ": " + r.error()));
@@ -94,7 +99,8 @@ record ChaosReport(ChaosFault fault, String variant, String victim, List<ChaosLo
                 fault.label(), variant, results.size(), count(ChaosLoad.Ending.IDENTICAL),
                 count(ChaosLoad.Ending.TYPED_FAILURE), j.get("typed_failures"), count(ChaosLoad.Ending.LOST),
                 count(ChaosLoad.Ending.DIFFERENT), leakedPages, j.get("migrated"), j.get("resent_after_broken_connection"),
-                j.get("latency_p50_s"), j.get("latency_max_s"), recoverySeconds(), settledSeconds(), victim) + (victimDisk == null ? "" : "  G3 " + victimDisk);
+                j.get("latency_p50_s"), j.get("latency_max_s"), recoverySeconds(), settledSeconds(), victim) + (victimDisk == null ? "" : "  G3 " + victimDisk)
+                + (remotePrefill == null ? "" : "  " + remotePrefill);
     }
 
     private static double seconds(long nanos) {

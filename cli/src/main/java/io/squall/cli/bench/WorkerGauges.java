@@ -7,6 +7,8 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * The workers' gauges a soak or a chaos run follows, scraped from their {@code /metrics}: KV pages held by sequences
@@ -64,6 +66,22 @@ final class WorkerGauges {
             }
         }
         return new Disk(blocks, read, written);
+    }
+
+    /**
+     * Every sample whose name starts with {@code prefix}, by its name and labels as the text gives them, summed over
+     * the workers.
+     */
+    Map<String, Long> samples(String prefix) throws IOException, InterruptedException {
+        Map<String, Long> samples = new TreeMap<>();
+        for (URI uri : metrics) {
+            for (String line : scrape(uri).split("\n")) {
+                if (line.startsWith(prefix)) {
+                    samples.merge(line.substring(0, line.lastIndexOf(' ')), value(line), Long::sum);
+                }
+            }
+        }
+        return samples;
     }
 
     private String scrape(URI uri) throws IOException, InterruptedException {
