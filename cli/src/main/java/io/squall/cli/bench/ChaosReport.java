@@ -17,7 +17,7 @@ import java.util.TreeMap;
  * @param faultNanos   when the fault was injected ({@link System#nanoTime()})
  * @param leakedPages  KV pages still held, over the workers, once every request had ended (against the baseline)
  * @param victimDisk   for a disk fault, what the victim's G3 tier did while the fault lasted (blocks held before and
- *                     after, blocks read and written); null for other faults
+ *                     after, blocks read, written and refused); null for other faults
  * @param remotePrefill in the disaggregated variant, the prompts the decode workers had prefilled remotely during the
  *                     run and their fallbacks to a local prefill by reason; null in the aggregated variant
  */

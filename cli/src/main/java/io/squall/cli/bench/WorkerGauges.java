@@ -35,8 +35,9 @@ final class WorkerGauges {
      * @param blocks  blocks it holds now
      * @param read    blocks read back from it into G1 so far (verified ones only)
      * @param written blocks copied into it so far
+     * @param refused copies it refused so far (its writes failed)
      */
-    record Disk(long blocks, long read, long written) {
+    record Disk(long blocks, long read, long written, long refused) {
     }
 
     Reading read() throws IOException, InterruptedException {
@@ -54,6 +55,7 @@ final class WorkerGauges {
         long blocks = 0;
         long read = 0;
         long written = 0;
+        long refused = 0;
         for (URI uri : metrics) {
             for (String line : scrape(uri).split("\n")) {
                 if (line.startsWith("squall_kv_blocks{tier=\"G3\"")) {
@@ -62,10 +64,12 @@ final class WorkerGauges {
                     read += value(line);
                 } else if (line.startsWith("squall_kv_block_offloads_total{") && line.contains("to=\"G3\"")) {
                     written += value(line);
+                } else if (line.startsWith("squall_kv_block_offload_failures_total{to=\"G3\"")) {
+                    refused += value(line);
                 }
             }
         }
-        return new Disk(blocks, read, written);
+        return new Disk(blocks, read, written, refused);
     }
 
     /**
