@@ -81,7 +81,10 @@ public final class BenchChaosCommand implements Callable<Integer> {
             + "come back (default: ${DEFAULT-VALUE})")
     int kvBlocks;
 
-    @Option(names = "--kv-disk-bytes", defaultValue = "32768", description = "G3 bytes per worker: with the mock engine's 280-byte pages, more blocks than G1 holds and fewer than the prompts fill, so G3 is read and written all the time (default: ${DEFAULT-VALUE})")
+    @Option(names = "--kv-disk-bytes", defaultValue = "268435456", description = "G3 bytes per worker: by default "
+            + "more than the prompts fill, so prefixes G1 evicted come back from G3 (a failing or corrupt disk is met on "
+            + "reads); less than they fill (e.g. 32768 with the mock engine's 280-byte pages) keeps G3 writing and "
+            + "evicting, never read back (a failing disk is met on writes) (default: ${DEFAULT-VALUE})")
     long diskBytes;
 
     @Option(names = "--fault-seconds", defaultValue = "15", description = "how long a fault lasts under load before it is "
