@@ -73,14 +73,14 @@ final class WorkerGauges {
     }
 
     /**
-     * Every sample whose name starts with {@code prefix}, by its name and labels as the text gives them, summed over
-     * the workers.
+     * Every sample whose name starts with {@code prefix} (but the {@code _created} times simpleclient adds to
+     * counters), by its name and labels as the text gives them, summed over the workers.
      */
     Map<String, Long> samples(String prefix) throws IOException, InterruptedException {
         Map<String, Long> samples = new TreeMap<>();
         for (URI uri : metrics) {
             for (String line : scrape(uri).split("\n")) {
-                if (line.startsWith(prefix)) {
+                if (line.startsWith(prefix) && !line.contains("_created")) { // a creation time, not a count
                     samples.merge(line.substring(0, line.lastIndexOf(' ')), value(line), Long::sum);
                 }
             }
