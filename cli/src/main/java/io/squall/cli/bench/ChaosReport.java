@@ -67,6 +67,10 @@ record ChaosReport(ChaosFault fault, String variant, String victim, List<ChaosLo
         results.stream().filter(r -> r.ending() == ChaosLoad.Ending.TYPED_FAILURE)
                 .forEach(r -> typed.merge(r.errorType(), 1L, Long::sum));
         json.put("typed_failures", typed);
+        double[] failing = results.stream().filter(r -> r.ending() == ChaosLoad.Ending.TYPED_FAILURE)
+                .mapToDouble(r -> round(seconds(r.endNanos() - faultNanos))).sorted().toArray();
+        // when, from the fault, the typed failures came: the time the cluster refused work
+        json.put("typed_failures_from_s", failing.length == 0 ? List.of() : List.of(failing[0], failing[failing.length - 1]));
         json.put("lost", count(ChaosLoad.Ending.LOST));
         json.put("duplicated_or_missing", count(ChaosLoad.Ending.DIFFERENT));
         json.put("leaked_pages", leakedPages);
