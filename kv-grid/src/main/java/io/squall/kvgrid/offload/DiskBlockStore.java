@@ -122,14 +122,14 @@ public final class DiskBlockStore implements BlockStore {
                 }
             }
         } catch (IOException e) {
-            deleteQuietly(temporary);
+            discard(temporary, e);
             throw new UncheckedIOException("cannot write block file " + target.getFileName(), e);
         }
         synchronized (this) {
             try {
                 Files.move(temporary, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             } catch (IOException e) {
-                deleteQuietly(temporary);
+                discard(temporary, e);
                 throw new UncheckedIOException("cannot write block file " + target.getFileName(), e);
             }
             index.put(hash, version);
@@ -224,6 +224,18 @@ public final class DiskBlockStore implements BlockStore {
     public synchronized void close() {
         index.keySet().forEach(hash -> deleteQuietly(fileOf(hash)));
         index.clear();
+    }
+
+    /**
+     * Removes what a failed write left behind. A disk that fails the write (full, gone, read-only) mostly fails this
+     * too: that joins the write's error, which the caller reports, rather than a log line of its own per block.
+     */
+    private static void discard(Path temporary, IOException writeError) {
+        try {
+            Files.deleteIfExists(temporary);
+        } catch (IOException e) {
+            writeError.addSuppressed(e);
+        }
     }
 
     private static void deleteQuietly(Path file) {

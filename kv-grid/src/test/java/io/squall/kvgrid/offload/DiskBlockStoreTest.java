@@ -1,9 +1,11 @@
 package io.squall.kvgrid.offload;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.squall.kvgrid.BlockHash;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -37,6 +39,24 @@ class DiskBlockStoreTest extends BlockStoreContract {
         assertThat(store.contains(new BlockHash(7))).isFalse();
         assertThat(fileOf(7)).doesNotExist();
         assertThat(store.read(new BlockHash(7), target())).isEqualTo(ReadResult.MISSING);
+    }
+
+    /** A disk that went away under the store (its directory is now a plain file): every write fails, once. */
+    @Test
+    void aWriteToAVanishedDirectoryFailsWithOneErrorThatCarriesTheCleanUpsToo() throws IOException {
+        store.put(new BlockHash(1), Pages.random(random, BLOCK_BYTES));
+        Path aside = Files.move(directory, directory.resolveSibling(directory.getFileName() + ".aside"));
+        Files.writeString(directory, "not a directory");
+        try {
+            assertThatThrownBy(() -> store.put(new BlockHash(2), Pages.random(random, BLOCK_BYTES)))
+                    .isInstanceOf(UncheckedIOException.class)
+                    .satisfies(e -> assertThat(e.getCause().getSuppressed()).as("the failed clean-up, not a log line")
+                            .singleElement().isInstanceOf(IOException.class));
+            assertThat(store.contains(new BlockHash(2))).isFalse();
+        } finally {
+            Files.delete(directory);
+            Files.move(aside, directory);
+        }
     }
 
     @Test
