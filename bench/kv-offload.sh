@@ -5,7 +5,8 @@
 #
 #   flock /work/.cpu.lock bench/kv-offload.sh MODEL KV_BLOCKS "BENCH ARGS" MODE... [-- RUNS]
 #
-# MODE is none, host:BYTES or host+disk:BYTES:DISK_BYTES (the disk tier in a fresh temporary directory).
+# MODE is none, host:BYTES or host+disk:BYTES:DISK_BYTES (the disk tier in a fresh temporary directory). The server
+# runs without the launcher's AOT cache unless SQUALL_AOT=on is set.
 # Example (the shape of issue 16: 4 users of 6 turns of 512 new tokens, G1 a third of the working set):
 #
 #   bench/kv-offload.sh demo.gguf 256 "--concurrency 4 --requests 96 --isl 512 --osl 16 --turns 6 --seed 1" \
@@ -42,7 +43,7 @@ one_run() { # $1 = mode, $2 = run number
       tiers=(--kv-host-bytes "$host" --kv-disk-dir "$work/g3" --kv-disk-bytes "$disk") ;;
     *) echo "unknown mode $1" >&2; exit 1 ;;
   esac
-  SQUALL_AOT=off "$root/squall" serve --model "$model" --http-port "$port" --rsocket-port 0 --rsocket-ws-port 0 \
+  SQUALL_AOT="${SQUALL_AOT:-off}" "$root/squall" serve --model "$model" --http-port "$port" --rsocket-port 0 --rsocket-ws-port 0 \
     --grid-port 0 --served-model-name m --kv-blocks "$blocks" "${tiers[@]}" >"$work/serve.log" 2>&1 &
   pid=$!
   trap 'kill "$pid" 2>/dev/null; rm -rf "$work"' EXIT
