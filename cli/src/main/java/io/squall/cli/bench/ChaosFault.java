@@ -23,10 +23,7 @@ enum ChaosFault {
     KILL_WORKER {
         @Override
         Injected inject(ChaosCluster cluster) throws InterruptedException {
-            ChaosCluster.Worker worker = cluster.busiest();
-            String victim = worker.process.name();
-            worker.process.kill();
-            return new Injected(victim, () -> cluster.replace(worker));
+            return kill(cluster, cluster.busiest());
         }
     },
 
@@ -34,10 +31,7 @@ enum ChaosFault {
     PAUSE_WORKER {
         @Override
         Injected inject(ChaosCluster cluster) {
-            ChaosCluster.Worker worker = cluster.busiest();
-            StageProcess paused = worker.process;
-            paused.pause();
-            return new Injected(paused.name(), paused::resume);
+            return pause(cluster.busiest());
         }
     },
 
@@ -111,10 +105,7 @@ enum ChaosFault {
     KILL_PREFILL {
         @Override
         Injected inject(ChaosCluster cluster) throws InterruptedException {
-            ChaosCluster.Worker worker = cluster.prefill();
-            String victim = worker.process.name();
-            worker.process.kill();
-            return new Injected(victim, () -> cluster.replace(worker));
+            return kill(cluster, cluster.prefill());
         }
     },
 
@@ -122,9 +113,7 @@ enum ChaosFault {
     PAUSE_PREFILL {
         @Override
         Injected inject(ChaosCluster cluster) {
-            StageProcess paused = cluster.prefill().process;
-            paused.pause();
-            return new Injected(paused.name(), paused::resume);
+            return pause(cluster.prefill());
         }
     },
 
@@ -156,6 +145,20 @@ enum ChaosFault {
     }
 
     abstract Injected inject(ChaosCluster cluster) throws Exception;
+
+    /** {@code SIGKILL} of {@code worker}; healing starts a new worker in its slot. */
+    private static Injected kill(ChaosCluster cluster, ChaosCluster.Worker worker) throws InterruptedException {
+        String victim = worker.process.name();
+        worker.process.kill();
+        return new Injected(victim, () -> cluster.replace(worker));
+    }
+
+    /** {@code SIGSTOP} of {@code worker}; healing sends {@code SIGCONT}. */
+    private static Injected pause(ChaosCluster.Worker worker) {
+        StageProcess paused = worker.process;
+        paused.pause();
+        return new Injected(paused.name(), paused::resume);
+    }
 
     /** Whether the fault needs a prefill worker, which only the disaggregated variant has. */
     boolean needsPrefillWorker() {
