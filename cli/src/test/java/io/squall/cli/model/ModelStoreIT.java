@@ -72,7 +72,7 @@ class ModelStoreIT {
         Path file = store.resolve(NAME);
 
         assertThat(Files.readAllBytes(file)).isEqualTo(model.bytes);
-        assertThat(hub.requests).anySatisfy(r -> assertThat(r).isEqualTo("GET /cdn/" + model.sha256 + " bytes=100000-"));
+        assertResumed("/cdn/" + model.sha256, 100_000);
     }
 
     @Test
@@ -144,7 +144,7 @@ class ModelStoreIT {
         Path file = store.resolve(url);
 
         assertThat(file).hasBinaryContent(plain.bytes).hasFileName("tiny.gguf");
-        assertThat(hub.requests).contains("GET /files/tiny.gguf bytes=20000-");
+        assertResumed("/files/tiny.gguf", 20_000);
     }
 
     @Test
@@ -163,6 +163,19 @@ class ModelStoreIT {
 
         assertThat(hub.authorizations).containsEntry("/ggml-org/models/resolve/main/tinyllamas/stories260K.gguf",
                 "Bearer hf_secret").doesNotContainKey("/cdn/" + model.sha256);
+    }
+
+    /**
+     * Some request for {@code path} asked for the rest of the body from a point past its start and no later than the
+     * cut: the download resumed rather than starting over. Not exactly from the cut, because the stand-in closes the
+     * connection as it throws, and the client's kernel may drop the last bytes it had received but not yet read.
+     */
+    private void assertResumed(String path, int cut) {
+        String prefix = "GET " + path + " bytes=";
+        assertThat(hub.requests).anySatisfy(r -> {
+            assertThat(r).startsWith(prefix).endsWith("-");
+            assertThat(Long.parseLong(r.substring(prefix.length(), r.length() - 1))).isPositive().isLessThanOrEqualTo(cut);
+        });
     }
 
     private static byte[] bytes(int n, long seed) {
