@@ -12,17 +12,30 @@ import reactor.core.publisher.Sinks;
 
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * An RSocket {@link DuplexConnection} over one Micronaut WebSocket session. Outgoing frames are written as binary
- * messages at once (Netty's channel keeps the order of writes; RSocket's request-n bounds what is in flight);
- * incoming ones are queued for RSocket's single subscriber, which requests without bound and so keeps the queue
- * near empty. Thread-safe.
+ * messages in the order RSocket sends them, by one writer at a time on a thread that is never the channel's event
+ * loop: Netty writes at once what its event loop writes and queues what other threads write, so frames sent from
+ * both (a stream's first chunk from a scheduler thread, the next from the event loop answering request-n) could
+ * overtake each other. RSocket's request-n bounds what is in flight. Incoming frames are queued for RSocket's
+ * single subscriber, which requests without bound and so keeps the queue near empty. Thread-safe.
  */
 final class SessionConnection implements DuplexConnection {
 
+    /** Where frames are handed to the session: virtual threads, never an event loop. */
+    private static final Executor WRITER = Executors.newVirtualThreadPerTaskExecutor();
+
     private final WebSocketSession session;
+    private final Queue<ByteBuf> outbound = new ConcurrentLinkedQueue<>();
+    /** Sends the writer has not yet seen; the sender that raises it from 0 starts the writer. */
+    private final AtomicInteger pending = new AtomicInteger();
     private final Sinks.Many<ByteBuf> inbound = Sinks.many().unicast().onBackpressureBuffer();
     private final Sinks.Empty<Void> onClose = Sinks.empty();
     private final AtomicBoolean disposed = new AtomicBoolean();
@@ -47,12 +60,25 @@ final class SessionConnection implements DuplexConnection {
 
     @Override
     public void sendFrame(int streamId, ByteBuf frame) {
-        if (!session.isOpen()) {
-            frame.release();
-            return;
+        outbound.add(frame);
+        if (pending.getAndIncrement() == 0) {
+            WRITER.execute(this::write);
         }
-        // Micronaut wraps the buffer in a binary frame; Netty releases it once written (or failed)
-        session.sendAsync(frame);
+    }
+
+    /** Hands queued frames to the session in order until no send is pending; one writer at a time. */
+    private void write() {
+        int seen = 1;
+        do {
+            for (ByteBuf frame; (frame = outbound.poll()) != null; ) {
+                if (session.isOpen()) {
+                    session.sendAsync(frame); // Micronaut wraps it in a binary frame; Netty releases it once written
+                } else {
+                    frame.release();
+                }
+            }
+            seen = pending.addAndGet(-seen); // sends that came while this ran: go round again for their frames
+        } while (seen != 0);
     }
 
     @Override
