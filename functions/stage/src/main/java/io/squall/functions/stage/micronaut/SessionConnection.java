@@ -71,10 +71,14 @@ final class SessionConnection implements DuplexConnection {
         int seen = 1;
         do {
             for (ByteBuf frame; (frame = outbound.poll()) != null; ) {
-                if (session.isOpen()) {
-                    session.sendAsync(frame); // Micronaut wraps it in a binary frame; Netty releases it once written
-                } else {
+                if (!session.isOpen()) {
                     frame.release();
+                    continue;
+                }
+                try {
+                    session.sendAsync(frame); // Micronaut wraps it in a binary frame; Netty releases it once written
+                } catch (RuntimeException e) {
+                    dispose(); // a session that cannot take a frame is broken: its streams fail, nothing waits on them
                 }
             }
             seen = pending.addAndGet(-seen); // sends that came while this ran: go round again for their frames
