@@ -78,10 +78,10 @@ public final class GridMembers {
                         .setEvictionPolicy(EvictionPolicy.LRU)
                         .setMaxSizePolicy(MaxSizePolicy.PER_NODE)
                         .setSize(grid.maxBlocksPerMember())));
-        // A reliable topic keeps its messages in the ring buffer "_hz_rb_" + its name; when the ring is
-        // full or a batch outlives its time the oldest goes, and a router that had not read it sees the gap in event
-        // ids.
-        config.addRingBufferConfig(new RingbufferConfig("_hz_rb_" + KvEventTopic.NAME)
+        // A reliable topic keeps its messages in the ring buffer "_hz_rb_" + its name, whose config Hazelcast looks
+        // up under the topic's own name (a config named with the prefix is never used); when the ring is full or a
+        // batch outlives its time the oldest goes, and a router that had not read it sees the gap in event ids.
+        config.addRingBufferConfig(new RingbufferConfig(KvEventTopic.NAME)
                 .setCapacity(KV_EVENT_BATCHES)
                 .setTimeToLiveSeconds(KV_EVENT_SECONDS)
                 .setBackupCount(grid.backupCount()));

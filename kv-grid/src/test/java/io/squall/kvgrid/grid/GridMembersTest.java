@@ -2,8 +2,15 @@ package io.squall.kvgrid.grid;
 
 import com.hazelcast.config.Config;
 import com.hazelcast.config.JoinConfig;
+import com.hazelcast.core.Hazelcast;
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.ringbuffer.Ringbuffer;
+import io.squall.kvgrid.KvEvent;
+import io.squall.kvgrid.WorkerId;
 import org.junit.jupiter.api.Test;
 
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -57,12 +64,26 @@ class GridMembersTest {
     }
 
     @Test
-    void kvEventBatchesAreKeptForMinutesNotUntilTheRingIsFull() {
-        Config config = GridMembers.config(new GridConfig("squall", "127.0.0.1", 5701, List.of("127.0.0.1:5702"), 1, 1000));
+    void kvEventBatchesAreKeptForMinutesNotUntilTheRingIsFull() throws Exception {
+        int port;
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = socket.getLocalPort();
+        }
+        Config config = GridMembers.config(new GridConfig(
+                "ring-" + port, "127.0.0.1", port, List.of("127.0.0.1:" + port), 1, 1000));
+        HazelcastInstance member = Hazelcast.newHazelcastInstance(config);
+        try {
+            new KvEventTopic(member).publish(List.of(new KvEvent.Cleared(new WorkerId(1), 1)));
 
-        var ring = config.getRingbufferConfig("_hz_rb_" + KvEventTopic.NAME);
-        assertThat(ring.getCapacity()).isEqualTo(GridMembers.KV_EVENT_BATCHES);
-        assertThat(ring.getTimeToLiveSeconds()).isEqualTo(GridMembers.KV_EVENT_SECONDS);
+            // the ring the topic really writes to, sized by the config Hazelcast resolved for it
+            Ringbuffer<Object> ring = member.getRingbuffer("_hz_rb_" + KvEventTopic.NAME);
+            assertThat(ring.size()).isEqualTo(1);
+            assertThat(ring.capacity()).isEqualTo(GridMembers.KV_EVENT_BATCHES);
+            assertThat(member.getConfig().findRingbufferConfig(KvEventTopic.NAME).getTimeToLiveSeconds())
+                    .isEqualTo(GridMembers.KV_EVENT_SECONDS);
+        } finally {
+            member.shutdown();
+        }
         assertThat(config.getReliableTopicConfig(KvEventTopic.NAME).getTopicOverloadPolicy())
                 .isEqualTo(com.hazelcast.topic.TopicOverloadPolicy.DISCARD_OLDEST);
     }
