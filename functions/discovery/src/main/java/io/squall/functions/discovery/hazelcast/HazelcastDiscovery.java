@@ -26,14 +26,15 @@ import reactor.core.publisher.BufferOverflowStrategy;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxSink;
 
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -44,6 +45,12 @@ import java.util.function.Supplier;
  * entry leaves when its registration is closed, when its TTL lapses, or at once when the member that
  * holds it leaves the cluster (every member listens for membership loss and removes the lost member's
  * entries; the removals are idempotent).
+ *
+ * <p>A lapsed lease leaves the view only if it is not written again within one more lease time. The member
+ * that owns a lease's partition decides when it lapses, by its own clock: a member that was stopped (a hung
+ * process, {@code SIGSTOP}) and runs again lapses every lease it owns at once, before the renewals that
+ * waited on it land, and their keepers write the leases again; without the grace the healthy instances
+ * behind them would leave discovery for that moment and requests would find no worker.
  *
  * <p>Threading: Hazelcast listener callbacks only enqueue onto one private thread, which owns the local
  * view, runs heartbeats and emits to watchers, so watchers see events in one order. Thread-safe.
@@ -62,6 +69,8 @@ public final class HazelcastDiscovery implements AutoCloseable {
     private final IMap<String, byte[]> map;
     private final ScheduledExecutorService owner;
     private final Map<InstanceId, WorkerInstance> view = new ConcurrentHashMap<>();
+    /** Lapsed leases still listed, by the lapse that started their grace; owned by the owner thread. */
+    private final Map<InstanceId, Object> lapsed = new HashMap<>();
     private final List<FluxSink<DiscoveryEvent>> watchers = new CopyOnWriteArrayList<>();
     private final UUID entryListener;
     private final UUID membershipListener;
@@ -70,8 +79,10 @@ public final class HazelcastDiscovery implements AutoCloseable {
         this.hazelcast = Objects.requireNonNull(hazelcast, "hazelcast");
         this.config = Objects.requireNonNull(config, "config");
         this.map = hazelcast.getMap(MAP_NAME);
-        this.owner = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform()
+        ScheduledThreadPoolExecutor owner = new ScheduledThreadPoolExecutor(1, r -> Thread.ofPlatform()
                 .name("squall-discovery").daemon(true).unstarted(r));
+        owner.setExecuteExistingDelayedTasksAfterShutdownPolicy(false); // a pending grace ends with the view
+        this.owner = owner;
         this.entryListener = map.addEntryListener(new Listener(), true);
         this.membershipListener = hazelcast.getCluster().addMembershipListener(new MembershipListener() {
             @Override
@@ -151,16 +162,25 @@ public final class HazelcastDiscovery implements AutoCloseable {
         }
     }
 
-    private void apply(EntryEvent<String, byte[]> event, boolean removal) {
-        if (removal) {
-            WorkerInstance gone = null;
+    private void apply(EntryEvent<String, byte[]> event, Change change) {
+        if (change != Change.WRITTEN) {
+            InstanceId id;
             try {
-                gone = view.remove(InstanceId.parse(event.getKey()));
+                id = InstanceId.parse(event.getKey());
             } catch (IllegalArgumentException e) {
                 LOG.warn("ignoring malformed instance key {}", event.getKey());
+                return;
             }
-            if (gone != null) {
-                emit(new DiscoveryEvent.Removed(gone.id()));
+            if (change == Change.LAPSED && view.containsKey(id)) {
+                Object lapse = new Object();
+                lapsed.put(id, lapse);
+                owner.schedule(() -> {
+                    if (lapsed.remove(id, lapse)) {
+                        drop(id);
+                    }
+                }, config.leaseTtl().toNanos(), TimeUnit.NANOSECONDS);
+            } else {
+                drop(id);
             }
             return;
         }
@@ -168,8 +188,16 @@ public final class HazelcastDiscovery implements AutoCloseable {
         if (lease == null) {
             return;
         }
+        lapsed.remove(lease.instance().id());
         WorkerInstance previous = view.put(lease.instance().id(), lease.instance());
         emit(previous == null ? new DiscoveryEvent.Added(lease.instance()) : new DiscoveryEvent.Updated(lease.instance()));
+    }
+
+    private void drop(InstanceId id) {
+        lapsed.remove(id);
+        if (view.remove(id) != null) {
+            emit(new DiscoveryEvent.Removed(id));
+        }
     }
 
     private void emit(DiscoveryEvent event) {
@@ -205,13 +233,18 @@ public final class HazelcastDiscovery implements AutoCloseable {
         }
     }
 
+    /** What a map event did to a registration. */
+    private enum Change {
+        WRITTEN, REMOVED, LAPSED
+    }
+
     /** Forwards map events to the owner thread, preserving their order. */
     private final class Listener implements EntryAddedListener<String, byte[]>, EntryUpdatedListener<String, byte[]>,
             EntryRemovedListener<String, byte[]>, EntryExpiredListener<String, byte[]>, EntryEvictedListener<String, byte[]> {
 
-        private void deliver(EntryEvent<String, byte[]> event, boolean gone) {
+        private void deliver(EntryEvent<String, byte[]> event, Change change) {
             try {
-                owner.execute(() -> apply(event, gone));
+                owner.execute(() -> apply(event, change));
             } catch (RejectedExecutionException e) {
                 // an event Hazelcast had dispatched before close() removed the listener: nobody watches any more
                 LOG.debug("discovery closed; dropping the {} event of {}", event.getEventType(), event.getKey());
@@ -220,27 +253,27 @@ public final class HazelcastDiscovery implements AutoCloseable {
 
         @Override
         public void entryAdded(EntryEvent<String, byte[]> event) {
-            deliver(event, false);
+            deliver(event, Change.WRITTEN);
         }
 
         @Override
         public void entryUpdated(EntryEvent<String, byte[]> event) {
-            deliver(event, false);
+            deliver(event, Change.WRITTEN);
         }
 
         @Override
         public void entryRemoved(EntryEvent<String, byte[]> event) {
-            deliver(event, true);
+            deliver(event, Change.REMOVED);
         }
 
         @Override
         public void entryExpired(EntryEvent<String, byte[]> event) {
-            deliver(event, true);
+            deliver(event, Change.LAPSED);
         }
 
         @Override
         public void entryEvicted(EntryEvent<String, byte[]> event) {
-            deliver(event, true);
+            deliver(event, Change.REMOVED);
         }
     }
 }
