@@ -35,8 +35,6 @@ public record KvConfig(int blocks, int blockSize, long hostBytes, Path diskDir, 
 
     /** Pages staged between an eviction that finds its block in no lower tier yet and the write there. */
     private static final int STAGING_BUFFERS = 64;
-    /** Most blocks one onboard brings back (a 16k-token prefix with 16-token blocks). */
-    private static final int MAX_ONBOARD_BLOCKS = 1024;
 
     public KvConfig {
         Objects.requireNonNull(eviction, "eviction");
@@ -118,7 +116,10 @@ public record KvConfig(int blocks, int blockSize, long hostBytes, Path diskDir, 
         OffloadConfig offload = stores.isEmpty() ? null : new OffloadConfig(stores,
                 new OffloadPolicy(hostBytes >= blockBytes, hostBytes >= blockBytes ? Integer.MAX_VALUE : 0,
                         g4 != null && g4.receivesEvictions(), true),
-                STAGING_BUFFERS, MAX_ONBOARD_BLOCKS);
+                // every block a prompt can have: admission leaves pages for all of them, so bringing back its whole
+                // cached prefix takes no page that prefill would not (a limit of 1,024 recomputed all but 16k
+                // tokens of the long prefixes in Mooncake's traces)
+                STAGING_BUFFERS, blocks);
         return KvPool.create(new KvPool.Spec(layout, blocks, hasher, eviction), offload,
                 new KvEventPublisher(worker, events), stats);
     }
