@@ -240,6 +240,7 @@ public final class BenchChaosCommand implements Callable<Integer> {
             disk.put("blocks_read", diskAfter.read() - diskBefore.read());
             disk.put("blocks_written", diskAfter.written() - diskBefore.written());
             disk.put("writes_refused", diskAfter.refused() - diskBefore.refused());
+            disk.put("corrupt_copies_dropped", diskAfter.discarded() - diskBefore.discarded());
         }
         injected.heal().run();
         pauseUntil(System.nanoTime() + TimeUnit.SECONDS.toNanos(afterSeconds));

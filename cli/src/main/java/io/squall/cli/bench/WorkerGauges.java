@@ -36,8 +36,9 @@ final class WorkerGauges {
      * @param read    blocks read back from it into G1 so far (verified ones only)
      * @param written blocks copied into it so far
      * @param refused copies it refused so far (its writes failed)
+     * @param discarded copies that failed verification when read (for this worker or a peer) and were dropped so far
      */
-    record Disk(long blocks, long read, long written, long refused) {
+    record Disk(long blocks, long read, long written, long refused, long discarded) {
     }
 
     Reading read() throws IOException, InterruptedException {
@@ -56,6 +57,7 @@ final class WorkerGauges {
         long read = 0;
         long written = 0;
         long refused = 0;
+        long discarded = 0;
         for (URI uri : metrics) {
             for (String line : scrape(uri).split("\n")) {
                 if (line.startsWith("squall_kv_blocks{tier=\"G3\"")) {
@@ -66,10 +68,12 @@ final class WorkerGauges {
                     written += value(line);
                 } else if (line.startsWith("squall_kv_block_offload_failures_total{to=\"G3\"")) {
                     refused += value(line);
+                } else if (line.startsWith("squall_kv_block_discarded_total{tier=\"G3\"")) {
+                    discarded += value(line);
                 }
             }
         }
-        return new Disk(blocks, read, written, refused);
+        return new Disk(blocks, read, written, refused, discarded);
     }
 
     /**

@@ -50,6 +50,13 @@ public interface KvStats {
     default void offloadsPending(long blocks) {
     }
 
+    /**
+     * {@code blocks} copies in {@code tier} failed verification when read (a corrupt file or entry) and were
+     * dropped; the blocks are recomputed.
+     */
+    default void discarded(Tier tier, int blocks) {
+    }
+
     /** {@code blocks} blocks were copied from {@code from} back up to {@code to}. */
     default void onboarded(Tier from, Tier to, int blocks) {
     }

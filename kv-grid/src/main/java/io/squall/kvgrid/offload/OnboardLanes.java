@@ -137,6 +137,7 @@ final class OnboardLanes implements AutoCloseable {
     void discarded(BlockHash hash, BlockStore store) {
         residency.removed(hash, store.tier());
         events.removed(List.of(hash), store.tier());
+        stats.discarded(store.tier(), 1);
         stats.blocks(store.tier(), store.blockCount());
     }
 

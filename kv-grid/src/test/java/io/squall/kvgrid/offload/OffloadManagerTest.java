@@ -2,12 +2,14 @@ package io.squall.kvgrid.offload;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.prometheus.client.CollectorRegistry;
 import io.squall.kvgrid.BlockHash;
 import io.squall.kvgrid.KvEvent;
 import io.squall.kvgrid.KvEvent.StoredBlock;
 import io.squall.kvgrid.LocalBlockHash;
 import io.squall.kvgrid.Tier;
 import io.squall.kvgrid.metrics.KvStats;
+import io.squall.kvgrid.metrics.prometheus.PrometheusKvStats;
 import io.squall.kvgrid.pool.BlockPool;
 import io.squall.kvgrid.pool.KvBlock;
 import java.io.IOException;
@@ -120,8 +122,9 @@ class OffloadManagerTest extends OffloadFixture {
         DiskBlockStore disk = closeLater(new DiskBlockStore(directory, 1 << 20, BLOCK_BYTES));
         HostBlockStore shared = closeLater(new HostBlockStore(4 * BLOCK_BYTES, BLOCK_BYTES));
         BlockStore grid = new RetieredStore(shared, Tier.G4);
+        CollectorRegistry registry = new CollectorRegistry();
         OffloadManager manager = manager(new OffloadConfig(List.of(grid, disk, host), new OffloadPolicy(true, 0, false),
-                8, 16), KvStats.NONE);
+                8, 16), new PrometheusKvStats(registry));
         MemorySegment page = Pages.random(random, BLOCK_BYTES);
         host.put(new BlockHash(1), page);
         disk.put(new BlockHash(2), page);
@@ -144,6 +147,8 @@ class OffloadManagerTest extends OffloadFixture {
         assertThat(Pages.crc(onboarded)).as("seed %d", seed).isEqualTo(Pages.crc(page));
         publisher.flush();
         assertThat(hashesOf(KvEvent.Removed.class, Tier.G3)).containsExactly(new BlockHash(3));
+        assertThat(registry.getSampleValue("squall_kv_block_discarded_total", new String[] {"tier"}, new String[] {"G3"}))
+                .isEqualTo(1);
     }
 
     @Test

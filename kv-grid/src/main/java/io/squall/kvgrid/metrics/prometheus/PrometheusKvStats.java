@@ -22,7 +22,8 @@ import java.util.Objects;
  *       policy wanted (the tiers could not keep up); {@code squall_kv_offload_stall_seconds_total} — time the
  *       pool waited for the offload lane instead (backpressure); {@code squall_kv_offload_pending_blocks} —
  *       copies queued on the write lane; {@code squall_kv_block_offload_failures_total{to}} — copies a tier
- *       refused (a disk full, gone or read-only)</li>
+ *       refused (a disk full, gone or read-only); {@code squall_kv_block_discarded_total{tier}} — copies that
+ *       failed verification when read (a corrupt file) and were dropped</li>
  *   <li>{@code squall_kv_prefix_lookup_tokens_total}, {@code squall_kv_prefix_matched_tokens_total{tier}} — prompt
  *       tokens looked up at admission, and served from G1, G2, G3 or G4 (another worker, or the grid)</li>
  * </ul>
@@ -38,6 +39,7 @@ public final class PrometheusKvStats implements KvStats {
     private final Counter offloadStall;
     private final Gauge offloadsPending;
     private final Counter onboards;
+    private final Counter discarded;
     private final Counter lookupTokens;
     private final Counter matchedTokens;
 
@@ -63,6 +65,9 @@ public final class PrometheusKvStats implements KvStats {
                 "KV block copies waiting on the offload write lane.").register(registry);
         onboards = Counter.build("squall_kv_block_onboards_total", "KV blocks copied back up a tier.")
                 .labelNames("from", "to").register(registry);
+        discarded = Counter.build("squall_kv_block_discarded_total",
+                "KV block copies that failed verification when read (a corrupt file or entry) and were dropped, by tier.")
+                .labelNames("tier").register(registry);
         lookupTokens = Counter.build("squall_kv_prefix_lookup_tokens_total",
                 "Prompt tokens, in full blocks, looked up in the prefix cache at admission.").register(registry);
         matchedTokens = Counter.build("squall_kv_prefix_matched_tokens_total",
@@ -112,6 +117,11 @@ public final class PrometheusKvStats implements KvStats {
     @Override
     public void onboarded(Tier from, Tier to, int count) {
         onboards.labels(from.name(), to.name()).inc(count);
+    }
+
+    @Override
+    public void discarded(Tier tier, int count) {
+        discarded.labels(tier.name()).inc(count);
     }
 
     @Override
