@@ -24,33 +24,21 @@ graphs=("$@")
 profile=${PROFILE:-$ROOT/examples/profiles/llama-8b-h100.json}
 port=${HTTP_PORT:-18500}
 mkdir -p "$out"
-SQUALL_AOT=off "$ROOT/squall" --version >/dev/null # builds the jar if needed
-
-serve_pid=
-stop() {
-  [ -n "$serve_pid" ] || return 0
-  kill "$serve_pid" 2>/dev/null || true
-  wait "$serve_pid" 2>/dev/null || true
-  serve_pid=
-}
-trap stop EXIT
+export SQUALL_AOT=off
+"$ROOT/squall" --version >/dev/null # builds the jar if needed
+# shellcheck source=bench/mock-serve.sh
+. "$ROOT/bench/mock-serve.sh"
 
 n=0
 for graph in "${graphs[@]}"; do
   n=$((n + 1))
   # shellcheck disable=SC2086
-  SQUALL_AOT=off "$ROOT/squall" serve --http-port "$port" --rsocket-port $((port + 1)) --rsocket-ws-port $((port + 2)) \
-    --grid-port $((port + 3)) --engine mock --model "$MODEL" --profile "$profile" --speedup "$speedup" \
-    $graph ${SERVE_ARGS:-} >"$out/serve-$n.log" 2>&1 &
-  serve_pid=$!
-  until curl -sf -o /dev/null "http://127.0.0.1:$port/readyz"; do
-    kill -0 "$serve_pid" 2>/dev/null || { cat "$out/serve-$n.log" >&2; exit 1; }
-    sleep 0.5
-  done
-  SQUALL_AOT=off "$ROOT/squall" bench serve --url "http://127.0.0.1:$port" --trace "$trace" --speedup "$speedup" \
+  mock_serve_start "$out/serve-$n.log" "$port" --model "$MODEL" --profile "$profile" --speedup "$speedup" \
+    $graph ${SERVE_ARGS:-}
+  "$ROOT/squall" bench serve --url "http://127.0.0.1:$port" --trace "$trace" --speedup "$speedup" \
     --rate-scale "$rate" --seed 3 --out "$out/graph-$n.json" >/dev/null 2>"$out/bench-$n.err" \
     || { cat "$out/bench-$n.err" >&2; exit 1; }
-  stop
+  mock_serve_stop
   python3 - "$out/graph-$n.json" "$graph" <<'EOF'
 import json, sys
 r = json.load(open(sys.argv[1]))

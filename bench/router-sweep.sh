@@ -30,14 +30,8 @@ rs=[json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 span=max(r['timestamp'] for r in rs)/1000 or 1
 print(sum(r['output_length'] for r in rs)/span)" "$trace")
 
-serve_pid=
-stop() {
-  [ -n "$serve_pid" ] || return 0
-  kill "$serve_pid" 2>/dev/null || true
-  wait "$serve_pid" 2>/dev/null || true
-  serve_pid=
-}
-trap stop EXIT
+# shellcheck source=bench/mock-serve.sh
+. "$ROOT/bench/mock-serve.sh"
 
 for rate in $rates; do
   speedup=$(python3 -c "print(round($wall/($per_second*$rate),3))")
@@ -49,16 +43,9 @@ for rate in $rates; do
       *:*) weight=${policy#*:} ;;
       *+time) cost=(--router-profile "$profile") ;;
     esac
-    "$ROOT/squall" serve --http-port "$port" --rsocket-port $((port + 1)) --rsocket-ws-port $((port + 2)) \
-      --grid-port $((port + 3)) --engine mock --model "$MODEL" --profile "$profile" --speedup "$speedup" \
-      --workers "$workers" --router "$name" --kv-overlap-weight "$weight" "${cost[@]}" ${SERVE_ARGS:-} \
-      > "$out/serve-$policy-$rate.log" 2>&1 &
-    serve_pid=$!
-    for _ in $(seq 600); do
-      curl -sf "$url/v1/models" > /dev/null && break
-      kill -0 "$serve_pid" 2>/dev/null || { tail -5 "$out/serve-$policy-$rate.log" >&2; exit 1; }
-      sleep 0.5
-    done
+    # shellcheck disable=SC2086
+    mock_serve_start "$out/serve-$policy-$rate.log" "$port" --model "$MODEL" --profile "$profile" --speedup "$speedup" \
+      --workers "$workers" --router "$name" --kv-overlap-weight "$weight" "${cost[@]}" ${SERVE_ARGS:-}
     "$ROOT/squall" bench serve --url "$url" --trace "$trace" --speedup "$speedup" --rate-scale "$rate" --seed 3 \
       --out "$out/$policy-$rate.json" > /dev/null 2>> "$out/bench.err"
     python3 -c "
@@ -68,6 +55,6 @@ print(sys.argv[2], 'x'+sys.argv[3], 'speedup', sys.argv[4], 'ttft_mean_ms', r['t
       r['latency_ms']['mean'], 'hit', r['cache_hit_rate'], 'ceiling', r['cache_hit_ceiling'], 'efficiency',
       r['router_efficiency'], 'errors', r['errors'], 'send_lag_p99_ms', r['send_lag_ms']['p99'])" \
       "$out/$policy-$rate.json" "$policy" "$rate" "$speedup"
-    stop
+    mock_serve_stop
   done
 done
