@@ -63,12 +63,11 @@ record ChaosReport(ChaosFault fault, String variant, String victim, List<ChaosLo
         json.put("victim", victim);
         json.put("sent", results.size());
         json.put("identical", count(ChaosLoad.Ending.IDENTICAL));
+        List<ChaosLoad.Result> failures = results.stream().filter(r -> r.ending() == ChaosLoad.Ending.TYPED_FAILURE).toList();
         Map<String, Long> typed = new TreeMap<>();
-        results.stream().filter(r -> r.ending() == ChaosLoad.Ending.TYPED_FAILURE)
-                .forEach(r -> typed.merge(r.errorType(), 1L, Long::sum));
+        failures.forEach(r -> typed.merge(r.errorType(), 1L, Long::sum));
         json.put("typed_failures", typed);
-        double[] failing = results.stream().filter(r -> r.ending() == ChaosLoad.Ending.TYPED_FAILURE)
-                .mapToDouble(r -> round(seconds(r.endNanos() - faultNanos))).sorted().toArray();
+        double[] failing = failures.stream().mapToDouble(r -> round(seconds(r.endNanos() - faultNanos))).sorted().toArray();
         // when, from the fault, the typed failures came: the time the cluster refused work
         json.put("typed_failures_from_s", failing.length == 0 ? List.of() : List.of(failing[0], failing[failing.length - 1]));
         json.put("lost", count(ChaosLoad.Ending.LOST));
