@@ -44,6 +44,7 @@ public final class CpuKernels implements Kernels {
             throw new UnsupportedOperationException("the CPU kernels need 256- or 512-bit vectors, this JVM offers "
                     + Lanes.F.vectorBitSize());
         }
+        VectorHelperInlining.ensureInstalled();
         this.pool = new WorkerPool(threads, SPIN_NANOS);
         this.matmul = new MatmulTask(threads);
         this.attention = new TiledAttentionTask(threads);
