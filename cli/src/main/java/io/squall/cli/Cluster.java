@@ -76,11 +76,15 @@ final class Cluster implements AutoCloseable {
         return KvSharing.cluster(kvEvents, member.blockDirectory());
     }
 
-    /** As {@link #kvSharing()}, with {@code g4}: other workers' lower tiers ({@code peers}) or the grid ({@code grid}). */
+    /**
+     * As {@link #kvSharing()}, with {@code g4}: other workers' lower tiers ({@code peers}), the grid ({@code grid}), or
+     * nothing beyond the worker's own tiers ({@code none}; its events still reach the routers).
+     */
     KvSharing kvSharing(WorkerOptions.G4 g4) {
         return switch (g4) {
             case PEERS -> kvSharing();
             case GRID -> KvSharing.gridTier(kvEvents, member.blockDirectory(), member.hazelcast());
+            case NONE -> KvSharing.ownTiers(kvEvents);
         };
     }
 

@@ -71,7 +71,7 @@ final class WorkerOptions {
     @Option(names = "--kv-g4", defaultValue = "peers", converter = G4Name.class,
             description = "G4, beyond the worker's own memory and disk: peers (other workers' G2/G3, fetched over kv.fetch) "
                     + "or grid (the Hazelcast grid: every worker copies its committed blocks there and onboards from it) "
-                    + "(default: ${DEFAULT-VALUE})")
+                    + "or none (a worker reuses only blocks it computed itself) (default: ${DEFAULT-VALUE})")
     G4 g4;
 
     @Option(names = "--kv-grid-blocks", defaultValue = "" + ClusterMember.DEFAULT_G4_BLOCKS_PER_MEMBER,
@@ -81,13 +81,14 @@ final class WorkerOptions {
 
     /** The G4 tier's choices. */
     enum G4 {
-        PEERS, GRID;
+        PEERS, GRID, NONE;
 
         static G4 parse(String value) {
             return switch (value) {
                 case "peers" -> PEERS;
                 case "grid" -> GRID;
-                default -> throw new IllegalArgumentException("--kv-g4 must be peers or grid, got " + value);
+                case "none" -> NONE;
+                default -> throw new IllegalArgumentException("--kv-g4 must be peers, grid or none, got " + value);
             };
         }
     }

@@ -91,7 +91,7 @@ class SquallCommandTest {
                 "--ffn", "64", "--out", dir.resolve("y.gguf").toString());
         assertThat(badArch.err()).contains("unsupported architecture 'gpt5'");
 
-        for (String[] option : new String[][] {{"--kv-eviction", "fifo", "lru or tinylfu"}, {"--kv-g4", "disk", "peers or grid"},
+        for (String[] option : new String[][] {{"--kv-eviction", "fifo", "lru or tinylfu"}, {"--kv-g4", "disk", "peers, grid or none"},
                 {"--router", "nearest", "kv-approx"}}) {
             CliRun badOption = squall("serve", "--model", model.toString(), option[0], option[1]);
             assertThat(badOption.exitCode()).as(option[0]).isNotZero();

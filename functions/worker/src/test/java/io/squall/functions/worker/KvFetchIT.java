@@ -68,7 +68,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Cross-worker prefix onboarding over {@code kv.fetch}: two real workers (RSocket over loopback) on one
- * Hazelcast member sharing discovery and the block directory.
+ * Hazelcast member sharing discovery and the block directory, and a third that keeps to its own tiers.
  */
 class KvFetchIT {
 
@@ -92,6 +92,8 @@ class KvFetchIT {
     private static KvEventRelay relay;
     private static WorkerApplication a;
     private static WorkerApplication b;
+    /** Keeps to its own tiers ({@link KvSharing#ownTiers}): publishes its blocks, fetches nobody's. */
+    private static WorkerApplication own;
     private static SplittableRandom random;
 
     @BeforeAll
@@ -113,12 +115,16 @@ class KvFetchIT {
                 discovery.discovery(), sharing);
         b = WorkerApplication.start(WorkerConfig.loopback(WorkerRole.AGGREGATED, BATCH, KV_B), ModelSource.file(modelFile),
                 discovery.discovery(), sharing);
+        own = WorkerApplication.start(WorkerConfig.loopback(WorkerRole.AGGREGATED, BATCH, KV_B), ModelSource.file(modelFile),
+                discovery.discovery(), KvSharing.ownTiers(relay));
         a.worker().ready().get(60, TimeUnit.SECONDS);
         b.worker().ready().get(60, TimeUnit.SECONDS);
+        own.worker().ready().get(60, TimeUnit.SECONDS);
     }
 
     @AfterAll
     static void stop() {
+        own.close();
         b.close();
         a.close();
         relay.close();
@@ -141,6 +147,25 @@ class KvFetchIT {
 
         assertThat(onB.usage().cachedTokens()).isEqualTo(prompt.length);
         assertThat(onB.tokens()).containsExactly(greedy(extended));
+    }
+
+    @Test
+    void aWorkerOnItsOwnTiersRecomputesAnotherWorkersPrefixAndStillPublishesItsBlocks() {
+        int[] prompt = tokens(10 * BLOCK);
+        generate(a.worker(), prompt);
+        WorkerId holder = a.worker().id().workerId();
+        BlockHash[] hashes = hasher(a).hash(prompt).hashes();
+        awaitTrue(() -> Arrays.stream(hashes).allMatch(hash -> directory.locations(hash).stream()
+                .anyMatch(location -> location.worker().equals(holder))));
+
+        int[] extended = concat(prompt, tokens(BLOCK + 5));
+        ItSupport.Generated onOwn = generate(own.worker(), extended);
+
+        assertThat(onOwn.usage().cachedTokens()).isZero();
+        assertThat(onOwn.tokens()).containsExactly(greedy(extended));
+        WorkerId self = own.worker().id().workerId();
+        awaitTrue(() -> Arrays.stream(hasher(own).hash(extended).hashes()).allMatch(
+                hash -> directory.locations(hash).contains(new BlockLocation(self, Tier.G1))));
     }
 
     @Test

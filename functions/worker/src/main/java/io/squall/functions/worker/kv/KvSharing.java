@@ -35,6 +35,14 @@ public record KvSharing(KvEventSink events, BlockDirectory directory, HazelcastI
     }
 
     /**
+     * Publishes events to {@code events}, so KV-aware routers still see the worker's blocks, but onboards only from
+     * its own tiers: no worker reuses what another computed (the setting of Dynamo's published router comparisons).
+     */
+    public static KvSharing ownTiers(KvEventSink events) {
+        return new KvSharing(events, null, null);
+    }
+
+    /**
      * As {@link #cluster}, with the Hazelcast grid of {@code member} as G4: evicted blocks are copied there and
      * every worker onboards from it, whether or not the worker that computed them is still up.
      */
