@@ -33,7 +33,9 @@ import java.nio.ByteOrder;
  * bits) stay unsigned and their offset comes off through the activation block sums, as llama.cpp
  * does for Q4_K's mins.
  *
- * <p>The vectors are 256 bits wide (16 shorts, 8 ints, 8 floats) on AVX2 and AVX-512 alike. The
+ * <p>The vectors are 256 bits wide (16 shorts, 8 ints, 8 floats), except where the machine has 512-bit vectors
+ * ({@link #WIDE}): there Q8_0's 32 contiguous weight bytes and the 32 levels of a Q4_K, Q5_K or Q6_K sub-block
+ * fill one 512-bit short vector (the other formats' blocks do not lie contiguously in 32 bytes). The
  * results equal float64 {@code Σ w·x̃} (x̃ the rounded activations) up to float32 rounding of the
  * per-block partial sums. Stateless and thread-safe.
  */
@@ -44,6 +46,22 @@ final class IntDots {
     private static final VectorSpecies<Short> S16 = ShortVector.SPECIES_256;
     private static final VectorSpecies<Float> F8 = FloatVector.SPECIES_256;
     private static final VectorSpecies<Integer> I8 = IntVector.SPECIES_256;
+    /**
+     * Whether this machine has 512-bit vectors: then Q8_0, Q4_K, Q5_K and Q6_K run 32 levels per short vector (a
+     * whole Q8_0 block, a whole K-quant sub-block), half the instructions per weight of the 256-bit shapes.
+     */
+    static final boolean WIDE = ShortVector.SPECIES_PREFERRED.vectorBitSize() >= 512;
+    private static final VectorSpecies<Byte> B32 = ByteVector.SPECIES_256;
+    private static final VectorSpecies<Short> S32 = ShortVector.SPECIES_512;
+    private static final VectorSpecies<Float> F16 = FloatVector.SPECIES_512;
+    private static final VectorSpecies<Integer> I16 = IntVector.SPECIES_512;
+    /** Lane {@code j} of 16 ints holds {@code j / 8}: picks a group's scale for pairs of lanes 0..15, the next group's for 16..31. */
+    private static final IntVector HALF_INDEX = IntVector.fromArray(I16, new int[] {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1}, 0);
+    /** Q8_0's species: a whole 32-byte block per short vector with 512-bit vectors, half a block with 256. */
+    private static final VectorSpecies<Short> Q8_SHORTS = WIDE ? S32 : S16;
+    private static final VectorSpecies<Byte> Q8_BYTES = WIDE ? B32 : B16;
+    private static final VectorSpecies<Float> Q8_FLOATS = WIDE ? F16 : F8;
+    private static final VectorSpecies<Integer> Q8_INTS = WIDE ? I16 : I8;
     private static final ValueLayout.OfInt LE_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(LE);
     private static final ValueLayout.OfLong LE_LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(LE);
 
@@ -62,30 +80,50 @@ final class IntDots {
                 .convertShape(VectorOperators.ZERO_EXTEND_B2S, S16, 0);
     }
 
-    /** 16 bytes from {@code off}, sign-extended to 16-bit lanes. */
-    private static ShortVector signed16(MemorySegment w, long off) {
-        return (ShortVector) ByteVector.fromMemorySegment(B16, w, off, LE).convertShape(VectorOperators.B2S, S16, 0);
+    /** 32 bytes from {@code off}, zero-extended to 16-bit lanes (512-bit vectors). */
+    private static ShortVector unsigned32(MemorySegment w, long off) {
+        return (ShortVector) ByteVector.fromMemorySegment(B32, w, off, LE)
+                .convertShape(VectorOperators.ZERO_EXTEND_B2S, S32, 0);
     }
 
-    /** Adjacent 16-bit lanes summed into 8 int lanes (exact while each pair's sum fits 16 bits). */
+    /**
+     * {@code v}'s 16-bit lanes shifted right by {@code bits} as 32-bit lanes: each lane's upper neighbour shifts into
+     * its top {@code bits} bits, which every caller masks off. In {@link #q6_KWide} (not in {@link #k45Wide}, measured
+     * both ways) 16-bit lane shifts made the kernel 1.6× slower on this AVX-512 machine (Zen 5).
+     */
+    private static ShortVector shiftRight(ShortVector v, int bits) {
+        return v.reinterpretAsInts().lanewise(VectorOperators.LSHR, bits).reinterpretAsShorts();
+    }
+
+    /** As {@link #shiftRight}, left: for lanes below {@code 1 << (16 - bits)}, where nothing crosses into a neighbour. */
+    private static ShortVector shiftLeft(ShortVector v, int bits) {
+        return v.reinterpretAsInts().lanewise(VectorOperators.LSHL, bits).reinterpretAsShorts();
+    }
+
+    /** Adjacent 16-bit lanes summed into int lanes, half as many (exact while each pair's sum fits 16 bits). */
     private static IntVector pairInts(ShortVector products) {
         IntVector v = products.reinterpretAsInts();
         return v.add(v.lanewise(VectorOperators.LSHL, 16)).lanewise(VectorOperators.ASHR, 16);
     }
 
-    /** Adjacent 16-bit lanes summed into 8 float lanes (exact while each pair's sum fits 16 bits). */
+    /** Adjacent 16-bit lanes summed into float lanes, half as many (exact while each pair's sum fits 16 bits). */
     private static FloatVector pairs(ShortVector products) {
         return (FloatVector) pairInts(products).convert(VectorOperators.I2F, 0);
     }
 
     /**
-     * {@code Σ} of two Q8_0 half-blocks' products, 8 float lanes: each product is up to 128·127, so two fit
-     * a 16-bit lane but four do not; the halves are paired separately and added as ints.
+     * {@code Σ q_w·q_x} of one Q8_0 block, {@link #Q8_FLOATS} lanes: each product is up to 128·127, so two fit a
+     * 16-bit lane but four do not; each vector of products is paired on its own and the pairs added as ints.
      */
     private static FloatVector q8Block(MemorySegment w, long base, short[] x, int xi) {
-        return (FloatVector) pairInts(signed16(w, base + 2).mul(ShortVector.fromArray(S16, x, xi)))
-                .add(pairInts(signed16(w, base + 18).mul(ShortVector.fromArray(S16, x, xi + 16))))
-                .convert(VectorOperators.I2F, 0);
+        IntVector sum = IntVector.zero(Q8_INTS);
+        // one trip with 512-bit vectors, two with 256; a loop, not two calls, so that C2 inlines it whole
+        for (int h = 0; h < Q8_0Codec.BLOCK_SIZE; h += Q8_SHORTS.length()) {
+            ShortVector q = (ShortVector) ByteVector.fromMemorySegment(Q8_BYTES, w, base + Q8_0Codec.QS_OFFSET + h, LE)
+                    .convertShape(VectorOperators.B2S, Q8_SHORTS, 0);
+            sum = sum.add(pairInts(q.mul(ShortVector.fromArray(Q8_SHORTS, x, xi + h))));
+        }
+        return (FloatVector) sum.convert(VectorOperators.I2F, 0);
     }
 
     /**
@@ -96,21 +134,21 @@ final class IntDots {
         short[] x = a.q;
         float[] xd = a.d;
         int xb = xo / Q8_0Codec.BLOCK_SIZE;
-        FloatVector acc0 = FloatVector.zero(F8);
+        FloatVector acc0 = FloatVector.zero(Q8_FLOATS);
         FloatVector acc1 = acc0;
         int i = 0;
         for (; i + 1 < blocks; i += 2) {
             long base = off + (long) i * Q8_0Codec.BLOCK_BYTES;
             long next = base + Q8_0Codec.BLOCK_BYTES;
             int xi = xo + i * Q8_0Codec.BLOCK_SIZE;
-            acc0 = q8Block(w, base, x, xi).fma(FloatVector.broadcast(F8, LittleEndian.half(w, base) * xd[xb + i]), acc0);
+            acc0 = q8Block(w, base, x, xi).fma(FloatVector.broadcast(Q8_FLOATS, LittleEndian.half(w, base) * xd[xb + i]), acc0);
             acc1 = q8Block(w, next, x, xi + 32)
-                    .fma(FloatVector.broadcast(F8, LittleEndian.half(w, next) * xd[xb + i + 1]), acc1);
+                    .fma(FloatVector.broadcast(Q8_FLOATS, LittleEndian.half(w, next) * xd[xb + i + 1]), acc1);
         }
         if (i < blocks) {
             long base = off + (long) i * Q8_0Codec.BLOCK_BYTES;
             int xi = xo + i * Q8_0Codec.BLOCK_SIZE;
-            acc0 = q8Block(w, base, x, xi).fma(FloatVector.broadcast(F8, LittleEndian.half(w, base) * xd[xb + i]), acc0);
+            acc0 = q8Block(w, base, x, xi).fma(FloatVector.broadcast(Q8_FLOATS, LittleEndian.half(w, base) * xd[xb + i]), acc0);
         }
         return acc0.add(acc1).reduceLanes(VectorOperators.ADD);
     }
@@ -163,6 +201,9 @@ final class IntDots {
      * unpack into a long of eight scales and one of eight mins ({@link KQuantDots#scales}).
      */
     static float q4_K(MemorySegment w, long off, QuantizedActivations a, int xo, int blocks) {
+        if (WIDE) {
+            return k45Wide(w, off, a, xo, blocks, false);
+        }
         short[] x = a.q;
         float[] sums = a.sums;
         int xb = xo / Q4_KCodec.BLOCK_SIZE;
@@ -202,6 +243,9 @@ final class IntDots {
      * for lane {@code l} of sub-block {@code s}; levels up to 31, so two products still share a 16-bit lane.
      */
     static float q5_K(MemorySegment w, long off, QuantizedActivations a, int xo, int blocks) {
+        if (WIDE) {
+            return k45Wide(w, off, a, xo, blocks, true);
+        }
         short[] x = a.q;
         float[] sums = a.sums;
         int xb = xo / Q4_KCodec.BLOCK_SIZE;
@@ -238,6 +282,51 @@ final class IntDots {
             mins += dmin * minSum;
         }
         return acc.reduceLanes(VectorOperators.ADD) - mins;
+    }
+
+    /**
+     * {@link #q4_K} and ({@code five}) {@link #q5_K} with 512-bit vectors: sub-block {@code s} is nibble {@code s&1}
+     * of the 32 bytes {@code qs[32·(s/2) ..]} (plus, for Q5_K, bit {@code s} of {@code qh[l]} as 16), so its 32
+     * levels are one short vector, one multiply and one pairing, scaled as a whole.
+     */
+    private static float k45Wide(MemorySegment w, long off, QuantizedActivations a, int xo, int blocks, boolean five) {
+        short[] x = a.q;
+        float[] sums = a.sums;
+        int xb = xo / Q4_KCodec.BLOCK_SIZE;
+        int blockBytes = five ? Q5_KCodec.BLOCK_BYTES : Q4_KCodec.BLOCK_BYTES;
+        int qsOffset = five ? Q5_KCodec.QS_OFFSET : Q4_KCodec.QS_OFFSET;
+        // Q4_K masks its (unread) fifth bits off: no vector assigned under a branch (C2 boxes)
+        short fifth = (short) (five ? 0x10 : 0);
+        FloatVector acc0 = FloatVector.zero(F16);
+        FloatVector acc1 = acc0;
+        float mins = 0f;
+        for (int i = 0; i < blocks; i++) {
+            long base = off + (long) i * blockBytes;
+            float dx = a.d[xb + i];
+            float d = LittleEndian.half(w, base) * dx;
+            float dmin = LittleEndian.half(w, base + Q4_KCodec.DMIN_OFFSET) * dx;
+            long scales = KQuantDots.scales(w, base + Q4_KCodec.SCALES_OFFSET);
+            long minLevels = KQuantDots.mins(w, base + Q4_KCodec.SCALES_OFFSET);
+            // bit s moved up to bit 4 + s: a shift right by s then leaves it at 16 (Q4_K reads qs bytes here, masked off)
+            ShortVector high = unsigned32(w, base + Q5_KCodec.QH_OFFSET).lanewise(VectorOperators.LSHL, 4);
+            int xe = xo + i * Q4_KCodec.BLOCK_SIZE;
+            int g = (xb + i) * 16;
+            float minSum = 0f;
+            for (int pair = 0; pair < 4; pair++, xe += 64, g += 4) {
+                int s = 2 * pair;
+                ShortVector q = unsigned32(w, base + qsOffset + 32L * pair);
+                ShortVector lo = q.and((short) 0x0F).or(high.lanewise(VectorOperators.LSHR, s).and(fifth));
+                ShortVector hi = q.lanewise(VectorOperators.LSHR, 4).or(high.lanewise(VectorOperators.LSHR, s + 1).and(fifth));
+                acc0 = pairs(lo.mul(ShortVector.fromArray(S32, x, xe)))
+                        .fma(FloatVector.broadcast(F16, d * (int) ((scales >>> (8 * s)) & 0xFF)), acc0);
+                acc1 = pairs(hi.mul(ShortVector.fromArray(S32, x, xe + 32)))
+                        .fma(FloatVector.broadcast(F16, d * (int) ((scales >>> (8 * s + 8)) & 0xFF)), acc1);
+                minSum += (int) ((minLevels >>> (8 * s)) & 0xFF) * (sums[g] + sums[g + 1])
+                        + (int) ((minLevels >>> (8 * s + 8)) & 0xFF) * (sums[g + 2] + sums[g + 3]);
+            }
+            mins += dmin * minSum;
+        }
+        return acc0.add(acc1).reduceLanes(VectorOperators.ADD) - mins;
     }
 
     /**
@@ -384,6 +473,9 @@ final class IntDots {
      * outgrew C2's inlining node budget, its helpers stayed calls and their vectors were boxed (5× slower).
      */
     static float q6_K(MemorySegment w, long off, QuantizedActivations a, int xo, int blocks) {
+        if (WIDE) {
+            return q6_KWide(w, off, a, xo, blocks);
+        }
         short[] x = a.q;
         float[] sums = a.sums;
         int xb = xo / Q6_KCodec.BLOCK_SIZE;
@@ -420,5 +512,47 @@ final class IntDots {
             }
         }
         return acc0.add(acc1).reduceLanes(VectorOperators.ADD) - offset;
+    }
+
+    /**
+     * {@link #q6_K} with 512-bit vectors: level {@code k} of half {@code n} covers elements {@code 128n + 32k ..} and
+     * is one short vector (nibble {@code k/2} of {@code ql[64n + 32·(k&1) ..]}, bits {@code 2k, 2k+1} of
+     * {@code qh[32n ..]}); its paired products take the scales of groups {@code 8n + 2k} (lower 8 int lanes) and
+     * {@code 8n + 2k + 1} (upper), picked from the super-block's 16 scales in one permute, as ints, exactly:
+     * |pair·scale| ≤ 2·63·128·128, eight of them per lane per super-block, so a super-block converts to float once.
+     */
+    private static float q6_KWide(MemorySegment w, long off, QuantizedActivations a, int xo, int blocks) {
+        short[] x = a.q;
+        float[] sums = a.sums;
+        int xb = xo / Q6_KCodec.BLOCK_SIZE;
+        FloatVector acc = FloatVector.zero(F16);
+        float offset = 0f;
+        for (int i = 0; i < blocks; i++) {
+            long base = off + (long) i * Q6_KCodec.BLOCK_BYTES;
+            float d = LittleEndian.half(w, base + Q6_KCodec.D_OFFSET) * a.d[xb + i];
+            long sc = base + Q6_KCodec.SCALES_OFFSET;
+            int g0 = (xb + i) * 16;
+            int scaledSums = 0;
+            for (int g = 0; g < 16; g++) {
+                scaledSums += w.get(ValueLayout.JAVA_BYTE, sc + g) * (int) sums[g0 + g];
+            }
+            offset += 32f * d * scaledSums;
+            IntVector block = IntVector.zero(I16);
+            IntVector groupScales = (IntVector) ByteVector.fromMemorySegment(B16, w, sc, LE)
+                    .convertShape(VectorOperators.B2I, I16, 0);
+            for (int n = 0; n < 2; n++) {
+                // bits 2k, 2k+1 moved up to 4, 5 first: a shift right by 2k then leaves them there
+                ShortVector qh = shiftLeft(unsigned32(w, base + Q6_KCodec.QH_OFFSET + 32L * n), 4);
+                for (int k = 0; k < 4; k++) {
+                    ShortVector level = shiftRight(unsigned32(w, base + 64L * n + 32L * (k & 1)), 4 * (k >>> 1))
+                            .and((short) 0x0F).or(shiftRight(qh, 2 * k).and((short) 0x30));
+                    IntVector scale = HALF_INDEX.add(8 * n + 2 * k).selectFrom(groupScales);
+                    block = block.add(pairInts(level.mul(ShortVector.fromArray(S32, x, xo + i * Q6_KCodec.BLOCK_SIZE
+                            + 128 * n + 32 * k))).mul(scale));
+                }
+            }
+            acc = ((FloatVector) block.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F16, d), acc);
+        }
+        return acc.reduceLanes(VectorOperators.ADD) - offset;
     }
 }
