@@ -531,15 +531,12 @@ final class IntDots {
             long base = off + (long) i * Q6_KCodec.BLOCK_BYTES;
             float d = LittleEndian.half(w, base + Q6_KCodec.D_OFFSET) * a.d[xb + i];
             long sc = base + Q6_KCodec.SCALES_OFFSET;
-            int g0 = (xb + i) * 16;
-            int scaledSums = 0;
-            for (int g = 0; g < 16; g++) {
-                scaledSums += w.get(ValueLayout.JAVA_BYTE, sc + g) * (int) sums[g0 + g];
-            }
-            offset += 32f * d * scaledSums;
-            IntVector block = IntVector.zero(I16);
             IntVector groupScales = (IntVector) ByteVector.fromMemorySegment(B16, w, sc, LE)
                     .convertShape(VectorOperators.B2I, I16, 0);
+            // Σ_g scale_g·Σx_g in one product: every term and partial sum is an integer below 2^24, so exact
+            offset += 32f * d * ((FloatVector) groupScales.convert(VectorOperators.I2F, 0))
+                    .mul(FloatVector.fromArray(F16, sums, (xb + i) * 16)).reduceLanes(VectorOperators.ADD);
+            IntVector block = IntVector.zero(I16);
             for (int n = 0; n < 2; n++) {
                 // bits 2k, 2k+1 moved up to 4, 5 first: a shift right by 2k then leaves them there
                 ShortVector qh = shiftLeft(unsigned32(w, base + Q6_KCodec.QH_OFFSET + 32L * n), 4);
