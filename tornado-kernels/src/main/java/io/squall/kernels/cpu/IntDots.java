@@ -13,6 +13,7 @@ import io.squall.kernels.format.Q8_0Codec;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.LongVector;
 import jdk.incubator.vector.ShortVector;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
@@ -353,6 +354,9 @@ final class IntDots {
      * group's pairs add into one int accumulator per super-block, and that is converted and scaled once.
      */
     private static float k23(MemorySegment w, long off, QuantizedActivations a, int xo, int blocks, boolean q3) {
+        if (WIDE) {
+            return k23Wide(w, off, a, xo, blocks, q3);
+        }
         short[] x = a.q;
         float[] sums = a.sums;
         int xb = xo / Q3_KCodec.BLOCK_SIZE;
@@ -394,6 +398,59 @@ final class IntDots {
                         .mul(scale)));
             }
             acc = ((FloatVector) block.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F8, d), acc);
+        }
+        return acc.reduceLanes(VectorOperators.ADD) - mins;
+    }
+
+    /**
+     * {@link #k23} with 512-bit vectors, laid out as {@link #q6_KWide}: level {@code k} of half {@code n} is the 32
+     * bytes {@code qs[32n ..]} shifted by {@code 2k} (and, for Q3_K, bit {@code 4n + k} of {@code hmask[..32]}), one
+     * short vector whose paired products take the scales of groups {@code 8n + 2k} and {@code 8n + 2k + 1} by one
+     * permute of the super-block's 16; Q2_K's mins come off through one product with the activation sums.
+     */
+    private static float k23Wide(MemorySegment w, long off, QuantizedActivations a, int xo, int blocks, boolean q3) {
+        short[] x = a.q;
+        float[] sums = a.sums;
+        int xb = xo / Q3_KCodec.BLOCK_SIZE;
+        int blockBytes = q3 ? Q3_KCodec.BLOCK_BYTES : Q2_KCodec.BLOCK_BYTES;
+        int qsOffset = q3 ? Q3_KCodec.QS_OFFSET : Q2_KCodec.QS_OFFSET;
+        // Q2_K reads its scale bytes as third bits and masks them off: no vector assigned under a branch (C2 boxes)
+        short third = (short) (q3 ? 4 : 0);
+        FloatVector acc = FloatVector.zero(F16);
+        float mins = 0f;
+        for (int i = 0; i < blocks; i++) {
+            long base = off + (long) i * blockBytes;
+            float dx = a.d[xb + i];
+            float d = LittleEndian.half(w, base + (q3 ? Q3_KCodec.D_OFFSET : Q2_KCodec.D_OFFSET)) * dx;
+            IntVector groupScales;
+            if (q3) {
+                long sc = base + Q3_KCodec.SCALES_OFFSET;
+                groupScales = ((IntVector) LongVector.broadcast(LongVector.SPECIES_128, KQuantDots.q3Scales(w, sc, 0))
+                        .withLane(1, KQuantDots.q3Scales(w, sc, 1)).reinterpretAsBytes()
+                        .convertShape(VectorOperators.B2I, I16, 0)).sub(32);
+            } else {
+                IntVector packed = (IntVector) ByteVector.fromMemorySegment(B16, w, base, LE)
+                        .convertShape(VectorOperators.ZERO_EXTEND_B2I, I16, 0);
+                groupScales = packed.and(0x0F);
+                // Σ_g min_g·Σx_g in one product: integers below 2^24 throughout, so exact
+                mins += LittleEndian.half(w, base + Q2_KCodec.DMIN_OFFSET) * dx
+                        * ((FloatVector) packed.lanewise(VectorOperators.LSHR, 4).convert(VectorOperators.I2F, 0))
+                        .mul(FloatVector.fromArray(F16, sums, (xb + i) * 16)).reduceLanes(VectorOperators.ADD);
+            }
+            // the hmask bits moved to bit 2 up front: bit 4n + k then lands there after a shift right by 4n + k
+            ShortVector high = shiftLeft(unsigned32(w, base), 2);
+            IntVector block = IntVector.zero(I16);
+            for (int n = 0; n < 2; n++) {
+                ShortVector qs = unsigned32(w, base + qsOffset + 32L * n);
+                for (int k = 0; k < 4; k++) {
+                    ShortVector level = shiftRight(qs, 2 * k).and((short) 3)
+                            .or(shiftRight(high, 4 * n + k).and(third)).sub(third);
+                    IntVector scale = HALF_INDEX.add(8 * n + 2 * k).selectFrom(groupScales);
+                    block = block.add(pairInts(level.mul(ShortVector.fromArray(S32, x, xo + i * Q3_KCodec.BLOCK_SIZE
+                            + 128 * n + 32 * k))).mul(scale));
+                }
+            }
+            acc = ((FloatVector) block.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F16, d), acc);
         }
         return acc.reduceLanes(VectorOperators.ADD) - mins;
     }
