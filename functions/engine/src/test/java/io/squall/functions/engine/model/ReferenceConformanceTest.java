@@ -82,7 +82,9 @@ class ReferenceConformanceTest {
             assertThat(argmax).as("argmax").isEqualTo(expected.argmax());
 
             if (greedyToCompare < 0) {
-                assertClearGreedyPicks(name, transformer, cache, logits, expected, 2 * maxDiff);
+                // a float32-noise difference can move an activation across one of llama.cpp's rounding ties and a
+                // logit by up to ~2e-2 on these files (reference README), so a pick is clear only past the tolerance
+                assertClearGreedyPicks(name, transformer, cache, logits, expected, maxAbsDiff);
             } else if (greedyToCompare > 0) {
                 Generator generator = new Generator(transformer, 4);
                 Generator.Result result = generator.generate(prompt, new Sampler(SamplingParams.greedy(),
