@@ -107,6 +107,14 @@ final class IntDots {
         return v.add(v.lanewise(VectorOperators.LSHL, 16)).lanewise(VectorOperators.ASHR, 16);
     }
 
+    /**
+     * The products of 32 levels with {@code x[xi ..]} (512-bit vectors), paired into 16 int lanes and scaled as ints
+     * by group {@code group} of {@code groupScales} (lanes 0..7, levels 0..15) and group {@code group + 1} (8..15).
+     */
+    private static IntVector scaledPairs(ShortVector levels, short[] x, int xi, IntVector groupScales, int group) {
+        return pairInts(levels.mul(ShortVector.fromArray(S32, x, xi))).mul(HALF_INDEX.add(group).selectFrom(groupScales));
+    }
+
     /** Adjacent 16-bit lanes summed into float lanes, half as many (exact while each pair's sum fits 16 bits). */
     private static FloatVector pairs(ShortVector products) {
         return (FloatVector) pairInts(products).convert(VectorOperators.I2F, 0);
@@ -445,9 +453,8 @@ final class IntDots {
                 for (int k = 0; k < 4; k++) {
                     ShortVector level = shiftRight(qs, 2 * k).and((short) 3)
                             .or(shiftRight(high, 4 * n + k).and(third)).sub(third);
-                    IntVector scale = HALF_INDEX.add(8 * n + 2 * k).selectFrom(groupScales);
-                    block = block.add(pairInts(level.mul(ShortVector.fromArray(S32, x, xo + i * Q3_KCodec.BLOCK_SIZE
-                            + 128 * n + 32 * k))).mul(scale));
+                    block = block.add(scaledPairs(level, x, xo + i * Q3_KCodec.BLOCK_SIZE + 128 * n + 32 * k,
+                            groupScales, 8 * n + 2 * k));
                 }
             }
             acc = ((FloatVector) block.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F16, d), acc);
@@ -600,9 +607,8 @@ final class IntDots {
                 for (int k = 0; k < 4; k++) {
                     ShortVector level = shiftRight(unsigned32(w, base + 64L * n + 32L * (k & 1)), 4 * (k >>> 1))
                             .and((short) 0x0F).or(shiftRight(qh, 2 * k).and((short) 0x30));
-                    IntVector scale = HALF_INDEX.add(8 * n + 2 * k).selectFrom(groupScales);
-                    block = block.add(pairInts(level.mul(ShortVector.fromArray(S32, x, xo + i * Q6_KCodec.BLOCK_SIZE
-                            + 128 * n + 32 * k))).mul(scale));
+                    block = block.add(scaledPairs(level, x, xo + i * Q6_KCodec.BLOCK_SIZE + 128 * n + 32 * k,
+                            groupScales, 8 * n + 2 * k));
                 }
             }
             acc = ((FloatVector) block.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F16, d), acc);
