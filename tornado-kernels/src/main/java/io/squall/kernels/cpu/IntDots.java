@@ -35,8 +35,9 @@ import java.nio.ByteOrder;
  * does for Q4_K's mins.
  *
  * <p>The vectors are 256 bits wide (16 shorts, 8 ints, 8 floats), except where the machine has 512-bit vectors
- * ({@link #WIDE}): there Q8_0's 32 contiguous weight bytes and the 32 levels of a Q4_K, Q5_K or Q6_K sub-block
- * fill one 512-bit short vector (the other formats' blocks do not lie contiguously in 32 bytes). The
+ * ({@link #WIDE}): there Q8_0's 32 contiguous weight bytes, a Q4_K or Q5_K sub-block and a Q2_K, Q3_K or Q6_K level of
+ * 32 fill one 512-bit short vector (Q4_0's and the IQ4 formats' 32 elements are 16 packed bytes, so they stay at
+ * 256). The
  * results equal float64 {@code Σ w·x̃} (x̃ the rounded activations) up to float32 rounding of the
  * per-block partial sums. Stateless and thread-safe.
  */
@@ -48,8 +49,8 @@ final class IntDots {
     private static final VectorSpecies<Float> F8 = FloatVector.SPECIES_256;
     private static final VectorSpecies<Integer> I8 = IntVector.SPECIES_256;
     /**
-     * Whether this machine has 512-bit vectors: then Q8_0, Q4_K, Q5_K and Q6_K run 32 levels per short vector (a
-     * whole Q8_0 block, a whole K-quant sub-block), half the instructions per weight of the 256-bit shapes.
+     * Whether this machine has 512-bit vectors: then Q8_0 and Q2_K to Q6_K run 32 levels per short vector (a whole
+     * Q8_0 block, a K-quant sub-block or level), about half the instructions per weight of the 256-bit shapes.
      */
     static final boolean WIDE = ShortVector.SPECIES_PREFERRED.vectorBitSize() >= 512;
     private static final VectorSpecies<Byte> B32 = ByteVector.SPECIES_256;
