@@ -32,24 +32,25 @@ final class FusedDots {
     private FusedDots() {
     }
 
-    /** {@code Σ_c w[c]·x[xo+c]} over {@code n} F32 weights from byte {@code off}. */
+    /**
+     * {@code Σ_c w[c]·x[xo+c]} over {@code n} F32 weights from byte {@code off}. Two vectors a trip into two
+     * accumulators: with four a trip, C2's unrolled loop issued each trip's loads in descending order (grouped by
+     * accumulator chain) and one thread drew 13 GB/s from DRAM, two 24; with two a trip, 21–26 and 40–44
+     * (32000x768, AMD Zen 5; docs/BENCHMARKS.md).
+     */
     static float f32(MemorySegment w, long off, float[] x, int xo, int n) {
         FloatVector acc0 = FloatVector.zero(F);
         FloatVector acc1 = FloatVector.zero(F);
-        FloatVector acc2 = FloatVector.zero(F);
-        FloatVector acc3 = FloatVector.zero(F);
         int c = 0;
-        for (int bound = n - n % (4 * L); c < bound; c += 4 * L) {
+        for (int bound = n - n % (2 * L); c < bound; c += 2 * L) {
             long o = off + 4L * c;
             acc0 = FloatVector.fromMemorySegment(F, w, o, LE).fma(FloatVector.fromArray(F, x, xo + c), acc0);
             acc1 = FloatVector.fromMemorySegment(F, w, o + 4L * L, LE).fma(FloatVector.fromArray(F, x, xo + c + L), acc1);
-            acc2 = FloatVector.fromMemorySegment(F, w, o + 8L * L, LE).fma(FloatVector.fromArray(F, x, xo + c + 2 * L), acc2);
-            acc3 = FloatVector.fromMemorySegment(F, w, o + 12L * L, LE).fma(FloatVector.fromArray(F, x, xo + c + 3 * L), acc3);
         }
         for (int bound = F.loopBound(n); c < bound; c += L) {
             acc0 = FloatVector.fromMemorySegment(F, w, off + 4L * c, LE).fma(FloatVector.fromArray(F, x, xo + c), acc0);
         }
-        float sum = acc0.add(acc1).add(acc2.add(acc3)).reduceLanes(VectorOperators.ADD);
+        float sum = acc0.add(acc1).reduceLanes(VectorOperators.ADD);
         for (; c < n; c++) {
             sum += w.get(LittleEndian.FLOAT, off + 4L * c) * x[xo + c];
         }
