@@ -8,7 +8,11 @@ import java.util.Objects;
  * {@code [r·rowBytes, (r+1)·rowBytes)} of {@code data}. In GGUF terms {@code cols} is {@code ne[0]}
  * (the input dimension of a linear layer) and {@code rows} is {@code ne[1]} (its output dimension).
  *
- * <p>The data is usually a slice of a memory-mapped model file and is never copied.
+ * <p>The data is usually a slice of a memory-mapped model file and is never copied. A native segment is held as a
+ * plain native segment of the same address, size and scope ({@link MemorySegment#reinterpret(long)}), whatever
+ * its origin: the Vector API's segment loads keep one type profile for every caller in the JVM, and once they had
+ * seen both a mapped segment (the weights) and a plain one (the KV cache), C2 compiled the F32 decode dot with a
+ * class check on every load, a fifth to a third slower (docs/BENCHMARKS.md).
  *
  * @param name the tensor's name, for error messages
  * @param type the storage format
@@ -22,6 +26,7 @@ public record WeightMatrix(String name, GgmlType type, int rows, int cols, Memor
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(type, "type");
         Objects.requireNonNull(data, "data");
+        data = data.isNative() ? data.reinterpret(data.byteSize()) : data;
         if (rows <= 0 || cols <= 0) {
             throw new IllegalArgumentException(name + ": matrix dimensions must be positive, got " + rows + "x" + cols);
         }
