@@ -15,7 +15,9 @@ import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.LongVector;
 import jdk.incubator.vector.ShortVector;
+import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
 
 import java.lang.foreign.MemorySegment;
@@ -57,6 +59,15 @@ final class IntDots {
     private static final VectorSpecies<Short> S32 = ShortVector.SPECIES_512;
     private static final VectorSpecies<Float> F16 = FloatVector.SPECIES_512;
     private static final VectorSpecies<Integer> I16 = IntVector.SPECIES_512;
+    private static final VectorSpecies<Byte> B64 = ByteVector.SPECIES_512;
+    /**
+     * From 64 bytes at a Q4_0 block: byte lanes 0..15 take its 16 packed bytes (2..17), lanes 16..31 the next
+     * block's (20..35), one {@code vpermb}; the upper lanes are not used.
+     */
+    private static final VectorShuffle<Byte> PAIR_NIBBLES = VectorShuffle.fromOp(B64,
+            i -> i < 32 ? i + Q4_0Codec.QS_OFFSET + (i / 16) * Q4_0Codec.QS_OFFSET : 0);
+    /** Float lanes 8..15: a pair of 32-element blocks' int sums sit in lanes 0..7 (first block) and 8..15 (second). */
+    private static final VectorMask<Float> SECOND_BLOCK = VectorMask.fromLong(FloatVector.SPECIES_512, 0xFF00L);
     /** Lane {@code j} of 16 ints holds {@code j / 8}: picks a group's scale for pairs of lanes 0..15, the next group's for 16..31. */
     private static final IntVector HALF_INDEX = IntVector.fromArray(I16, new int[] {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1}, 0);
     /** Q8_0's species: a whole 32-byte block per short vector with 512-bit vectors, half a block with 256. */
@@ -165,9 +176,49 @@ final class IntDots {
 
     /**
      * Q4_0 row with Q8_0 activations: {@code Σ d_w·(d_x·Σ n·q_x − 8·d_x·Σ q_x)} over blocks, {@code n} the
-     * unsigned nibbles; {@code d_x·Σq_x} comes from {@link QuantizedActivations#sums}.
+     * unsigned nibbles; {@code d_x·Σq_x} comes from {@link QuantizedActivations#sums}. With 512-bit vectors two blocks
+     * at a time ({@link #q4_0Wide}) while the row starts on a pair of activation blocks.
      */
     static float q4_0(MemorySegment w, long off, QuantizedActivations a, int xo, int blocks) {
+        return WIDE && xo % 64 == 0 ? q4_0Wide(w, off, a, xo, blocks) : q4_0Narrow(w, off, a, xo, blocks);
+    }
+
+    /**
+     * Two blocks per 512-bit short vector: their 32 packed bytes gathered by one permute of a 64-byte load, low
+     * nibbles against {@link QuantizedActivations#nibbleOrder}'s first 32 levels of the pair (both blocks' elements
+     * 0..15), high nibbles against the next 32 (16..31); each block's products sum into its own eight int lanes and
+     * take its scale there. The nibbles' offset of 8 comes off in the vector (two subtractions), not through the
+     * activation sums as in {@link #q4_0Narrow} (four scalar loads and products a pair). The load reaches 28 bytes past the pair, so the pairs within 64 bytes of the segment's
+     * end, and an odd last block, go through {@link #q4_0Narrow}.
+     */
+    private static float q4_0Wide(MemorySegment w, long off, QuantizedActivations a, int xo, int blocks) {
+        short[] x = a.nibbleOrder;
+        float[] xd = a.d;
+        int xb = xo / Q4_0Codec.BLOCK_SIZE;
+        // pairs whose 64-byte load stays inside the segment; a counted loop, so C2 drops the index checks
+        long loadable = Math.floorDiv(w.byteSize() - B64.vectorByteSize() - off, 2 * Q4_0Codec.BLOCK_BYTES) + 1;
+        int pairs = (int) Math.max(0, Math.min(blocks / 2, loadable));
+        FloatVector acc = FloatVector.zero(F16);
+        for (int pair = 0; pair < pairs; pair++) {
+            int i = 2 * pair;
+            long base = off + (long) i * Q4_0Codec.BLOCK_BYTES;
+            ShortVector n = (ShortVector) ByteVector.fromMemorySegment(B64, w, base, LE).rearrange(PAIR_NIBBLES)
+                    .reinterpretShape(B32, 0).convertShape(VectorOperators.ZERO_EXTEND_B2S, S32, 0);
+            int xi = xo + i * Q4_0Codec.BLOCK_SIZE;
+            ShortVector p = n.and((short) 0x0F).sub((short) 8).mul(ShortVector.fromArray(S32, x, xi))
+                    .add(n.lanewise(VectorOperators.LSHR, 4).sub((short) 8).mul(ShortVector.fromArray(S32, x, xi + 32)));
+            float d0 = LittleEndian.half(w, base) * xd[xb + i];
+            float d1 = LittleEndian.half(w, base + Q4_0Codec.BLOCK_BYTES) * xd[xb + i + 1];
+            acc = pairs(p).fma(FloatVector.broadcast(F16, d0).blend(d1, SECOND_BLOCK), acc);
+        }
+        float sum = acc.reduceLanes(VectorOperators.ADD);
+        int i = 2 * pairs;
+        return i < blocks ? sum + q4_0Narrow(w, off + (long) i * Q4_0Codec.BLOCK_BYTES, a, xo + i * Q4_0Codec.BLOCK_SIZE,
+                blocks - i) : sum;
+    }
+
+    /** {@link #q4_0} with 256-bit vectors, a block per 16 short lanes. */
+    private static float q4_0Narrow(MemorySegment w, long off, QuantizedActivations a, int xo, int blocks) {
         short[] x = a.q;
         float[] xd = a.d;
         float[] xs = a.sums;

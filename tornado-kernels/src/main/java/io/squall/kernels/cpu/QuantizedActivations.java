@@ -62,6 +62,12 @@ final class QuantizedActivations {
     float[] d = new float[0];
     /** Q8_0: {@code d·Σq} per block. Q8_K: {@code Σq} per 16 elements. */
     float[] sums = new float[0];
+    /**
+     * Q8_0 with 512-bit vectors: {@link #q} with the middle quarters of every 64 elements swapped, so a pair of blocks
+     * reads {@code [b0 0..15, b1 0..15, b0 16..31, b1 16..31]}, the order of its packed nibbles (low nibbles of both
+     * blocks, then high) in {@link IntDots#q4_0}.
+     */
+    short[] nibbleOrder = new short[0];
     /** {@code d·q} per element, the rounded activations as floats. */
     float[] dequantized = new float[0];
     /** Elements quantized by the last {@link #quantize} call. */
@@ -90,6 +96,21 @@ final class QuantizedActivations {
             } else {
                 q8_KBlock(x, b);
             }
+        }
+        if (scheme == Scheme.Q8_0 && IntDots.WIDE) {
+            interleavePairs(n);
+        }
+    }
+
+    private void interleavePairs(int n) {
+        if (nibbleOrder.length < n) {
+            nibbleOrder = new short[q.length];
+        }
+        for (int pair = 0; pair + 64 <= n; pair += 64) {
+            System.arraycopy(q, pair, nibbleOrder, pair, 16);
+            System.arraycopy(q, pair + 32, nibbleOrder, pair + 16, 16);
+            System.arraycopy(q, pair + 16, nibbleOrder, pair + 32, 16);
+            System.arraycopy(q, pair + 48, nibbleOrder, pair + 48, 16);
         }
     }
 
