@@ -38,8 +38,8 @@ import java.nio.ByteOrder;
  *
  * <p>The vectors are 256 bits wide (16 shorts, 8 ints, 8 floats), except where the machine has 512-bit vectors
  * ({@link #WIDE}): there Q8_0's 32 contiguous weight bytes, a Q4_K or Q5_K sub-block and a Q2_K, Q3_K or Q6_K level of
- * 32 fill one 512-bit short vector (Q4_0's and the IQ4 formats' 32 elements are 16 packed bytes, so they stay at
- * 256). The
+ * 32 fill one 512-bit short vector, and so do two Q4_0 blocks, their packed bytes gathered by a permute (the IQ4
+ * formats stay at 256). The
  * results equal float64 {@code Σ w·x̃} (x̃ the rounded activations) up to float32 rounding of the
  * per-block partial sums. Stateless and thread-safe.
  */
