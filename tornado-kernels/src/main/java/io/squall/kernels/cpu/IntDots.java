@@ -137,14 +137,20 @@ final class IntDots {
      * 16-bit lane but four do not; each vector of products is paired on its own and the pairs added as ints.
      */
     private static FloatVector q8Block(MemorySegment w, long base, short[] x, int xi) {
-        IntVector sum = IntVector.zero(Q8_INTS);
-        // one trip with 512-bit vectors, two with 256; a loop, not two calls, so that C2 inlines it whole
-        for (int h = 0; h < Q8_0Codec.BLOCK_SIZE; h += Q8_SHORTS.length()) {
-            ShortVector q = (ShortVector) ByteVector.fromMemorySegment(Q8_BYTES, w, base + Q8_0Codec.QS_OFFSET + h, LE)
-                    .convertShape(VectorOperators.B2S, Q8_SHORTS, 0);
-            sum = sum.add(pairInts(q.mul(ShortVector.fromArray(Q8_SHORTS, x, xi + h))));
+        // the whole block with 512-bit vectors; with 256 a second half, added as ints (not added to a zero vector
+        // first: C2 keeps that addition)
+        IntVector sum = q8Products(w, base, x, xi, 0);
+        if (!WIDE) {
+            sum = sum.add(q8Products(w, base, x, xi, 16));
         }
         return (FloatVector) sum.convert(VectorOperators.I2F, 0);
+    }
+
+    /** The paired products of {@link #Q8_SHORTS} levels of a Q8_0 block from level {@code h}. */
+    private static IntVector q8Products(MemorySegment w, long base, short[] x, int xi, int h) {
+        ShortVector q = (ShortVector) ByteVector.fromMemorySegment(Q8_BYTES, w, base + Q8_0Codec.QS_OFFSET + h, LE)
+                .convertShape(VectorOperators.B2S, Q8_SHORTS, 0);
+        return pairInts(q.mul(ShortVector.fromArray(Q8_SHORTS, x, xi + h)));
     }
 
     /**
