@@ -68,6 +68,8 @@ final class IntDots {
             i -> i < 32 ? i + Q4_0Codec.QS_OFFSET + (i / 16) * Q4_0Codec.QS_OFFSET : 0);
     /** Float lanes 8..15: a pair of 32-element blocks' int sums sit in lanes 0..7 (first block) and 8..15 (second). */
     private static final VectorMask<Float> SECOND_BLOCK = VectorMask.fromLong(FloatVector.SPECIES_512, 0xFF00L);
+    /** Byte lane {@code j} of 16 takes byte {@code j / 2}: a long's eight bytes, each over two lanes. */
+    private static final VectorShuffle<Byte> EACH_BYTE_TWICE = VectorShuffle.fromOp(ByteVector.SPECIES_128, j -> j / 2);
     /** Lane {@code j} of 16 ints holds {@code j / 8}: picks a group's scale for pairs of lanes 0..15, the next group's for 16..31. */
     private static final IntVector HALF_INDEX = IntVector.fromArray(I16, new int[] {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1}, 0);
     /** Q8_0's species: a whole 32-byte block per short vector with 512-bit vectors, half a block with 256. */
@@ -354,7 +356,10 @@ final class IntDots {
     /**
      * {@link #q4_K} and ({@code five}) {@link #q5_K} with 512-bit vectors: sub-block {@code s} is nibble {@code s&1}
      * of the 32 bytes {@code qs[32·(s/2) ..]} (plus, for Q5_K, bit {@code s} of {@code qh[l]} as 16), so its 32
-     * levels are one short vector, one multiply and one pairing, scaled as a whole.
+     * levels are one short vector, one multiply and one pairing. Its 6-bit scale is applied to the int pairs (at most
+     * 2·31·127·63 a lane), the super-block's eight sub-blocks add up as ints and convert once; the mins come off as
+     * one vector product of the eight mins (each over two lanes) with the activations' sixteen sums, accumulated
+     * across super-blocks. Per-sub-block float scales and a scalar sum of the mins took half the instructions.
      */
     private static float k45Wide(MemorySegment w, long off, QuantizedActivations a, int xo, int blocks, boolean five) {
         short[] x = a.q;
@@ -364,36 +369,42 @@ final class IntDots {
         int qsOffset = five ? Q5_KCodec.QS_OFFSET : Q4_KCodec.QS_OFFSET;
         // Q4_K masks its (unread) fifth bits off: no vector assigned under a branch (C2 boxes)
         short fifth = (short) (five ? 0x10 : 0);
-        FloatVector acc0 = FloatVector.zero(F16);
-        FloatVector acc1 = acc0;
-        float mins = 0f;
+        FloatVector acc = FloatVector.zero(F16);
+        FloatVector minAcc = acc;
         for (int i = 0; i < blocks; i++) {
             long base = off + (long) i * blockBytes;
             float dx = a.d[xb + i];
-            float d = LittleEndian.half(w, base) * dx;
-            float dmin = LittleEndian.half(w, base + Q4_KCodec.DMIN_OFFSET) * dx;
             long scales = KQuantDots.scales(w, base + Q4_KCodec.SCALES_OFFSET);
-            long minLevels = KQuantDots.mins(w, base + Q4_KCodec.SCALES_OFFSET);
             // bit s moved up to bit 4 + s: a shift right by s then leaves it at 16 (Q4_K reads qs bytes here, masked off)
             ShortVector high = unsigned32(w, base + Q5_KCodec.QH_OFFSET).lanewise(VectorOperators.LSHL, 4);
             int xe = xo + i * Q4_KCodec.BLOCK_SIZE;
-            int g = (xb + i) * 16;
-            float minSum = 0f;
-            for (int pair = 0; pair < 4; pair++, xe += 64, g += 4) {
-                int s = 2 * pair;
-                ShortVector q = unsigned32(w, base + qsOffset + 32L * pair);
-                ShortVector lo = q.and((short) 0x0F).or(high.lanewise(VectorOperators.LSHR, s).and(fifth));
-                ShortVector hi = q.lanewise(VectorOperators.LSHR, 4).or(high.lanewise(VectorOperators.LSHR, s + 1).and(fifth));
-                acc0 = pairs(lo.mul(ShortVector.fromArray(S32, x, xe)))
-                        .fma(FloatVector.broadcast(F16, d * (int) ((scales >>> (8 * s)) & 0xFF)), acc0);
-                acc1 = pairs(hi.mul(ShortVector.fromArray(S32, x, xe + 32)))
-                        .fma(FloatVector.broadcast(F16, d * (int) ((scales >>> (8 * s + 8)) & 0xFF)), acc1);
-                minSum += (int) ((minLevels >>> (8 * s)) & 0xFF) * (sums[g] + sums[g + 1])
-                        + (int) ((minLevels >>> (8 * s + 8)) & 0xFF) * (sums[g + 2] + sums[g + 3]);
+            // one call site of k45Pair: two outgrew C2's inlining budget (its helpers stayed calls, their vectors boxed)
+            IntVector sum = IntVector.zero(I16);
+            for (int pair = 0; pair < 4; pair++) {
+                sum = sum.add(k45Pair(w, base + qsOffset + 32L * pair, high, fifth, x, xe + 64 * pair, scales, 2 * pair));
             }
-            mins += dmin * minSum;
+            acc = ((FloatVector) sum.convert(VectorOperators.I2F, 0))
+                    .fma(FloatVector.broadcast(F16, LittleEndian.half(w, base) * dx), acc);
+            FloatVector minLanes = (FloatVector) LongVector.broadcast(LongVector.SPECIES_128,
+                            KQuantDots.mins(w, base + Q4_KCodec.SCALES_OFFSET)).reinterpretAsBytes().rearrange(EACH_BYTE_TWICE)
+                    .convertShape(VectorOperators.ZERO_EXTEND_B2I, I16, 0).convert(VectorOperators.I2F, 0);
+            minAcc = minLanes.mul(FloatVector.fromArray(F16, sums, (xb + i) * 16))
+                    .fma(FloatVector.broadcast(F16, LittleEndian.half(w, base + Q4_KCodec.DMIN_OFFSET) * dx), minAcc);
         }
-        return acc0.add(acc1).reduceLanes(VectorOperators.ADD) - mins;
+        return acc.reduceLanes(VectorOperators.ADD) - minAcc.reduceLanes(VectorOperators.ADD);
+    }
+
+    /**
+     * Sub-blocks {@code s} and {@code s + 1} of a Q4_K/Q5_K super-block, from the 32 bytes at {@code qs}: their paired
+     * products with the activations from {@code xe}, each times its scale (byte {@code s} of {@code scales}).
+     */
+    private static IntVector k45Pair(MemorySegment w, long qs, ShortVector high, short fifth, short[] x, int xe,
+                                     long scales, int s) {
+        ShortVector q = unsigned32(w, qs);
+        ShortVector lo = q.and((short) 0x0F).or(high.lanewise(VectorOperators.LSHR, s).and(fifth));
+        ShortVector hi = q.lanewise(VectorOperators.LSHR, 4).or(high.lanewise(VectorOperators.LSHR, s + 1).and(fifth));
+        return pairInts(lo.mul(ShortVector.fromArray(S32, x, xe))).mul((int) ((scales >>> (8 * s)) & 0xFF))
+                .add(pairInts(hi.mul(ShortVector.fromArray(S32, x, xe + 32))).mul((int) ((scales >>> (8 * s + 8)) & 0xFF)));
     }
 
     /**
