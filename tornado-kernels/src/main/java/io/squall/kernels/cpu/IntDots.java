@@ -38,8 +38,8 @@ import java.nio.ByteOrder;
  *
  * <p>The vectors are 256 bits wide (16 shorts, 8 ints, 8 floats), except where the machine has 512-bit vectors
  * ({@link #WIDE}): there Q8_0's 32 contiguous weight bytes, a Q4_K or Q5_K sub-block and a Q2_K, Q3_K or Q6_K level of
- * 32 fill one 512-bit short vector, and so do two Q4_0 blocks, their packed bytes gathered by a permute (the IQ4
- * formats stay at 256). The
+ * 32 fill one 512-bit short vector, and so do two Q4_0 blocks (their packed bytes gathered by a permute) and two
+ * IQ4_XS sub-blocks (IQ4_NL stays at 256). The
  * results equal float64 {@code Σ w·x̃} (x̃ the rounded activations) up to float32 rounding of the
  * per-block partial sums. Stateless and thread-safe.
  */
@@ -70,6 +70,12 @@ final class IntDots {
     private static final VectorMask<Float> SECOND_BLOCK = VectorMask.fromLong(FloatVector.SPECIES_512, 0xFF00L);
     /** Byte lane {@code j} of 16 takes byte {@code j / 2}: a long's eight bytes, each over two lanes. */
     private static final VectorShuffle<Byte> EACH_BYTE_TWICE = VectorShuffle.fromOp(ByteVector.SPECIES_128, j -> j / 2);
+    /** The IQ4 grid in both 128-bit halves of 32 byte lanes (indexes stay below 16). */
+    private static final ByteVector GRID32 = ByteVector.fromArray(B32, gridTwice(), 0);
+    /** Int lane {@code j} (0..7, repeated for 8..15): the shift that brings sub-block {@code j}'s 4-bit field of a packed int down. */
+    private static final IntVector NIBBLE_SHIFTS = IntVector.fromArray(I16, new int[] {0, 4, 8, 12, 16, 20, 24, 28, 0, 4, 8, 12, 16, 20, 24, 28}, 0);
+    /** The same for 2-bit fields. */
+    private static final IntVector CRUMB_SHIFTS = IntVector.fromArray(I16, new int[] {0, 2, 4, 6, 8, 10, 12, 14, 0, 2, 4, 6, 8, 10, 12, 14}, 0);
     /** Lane {@code j} of 16 ints holds {@code j / 8}: picks a group's scale for pairs of lanes 0..15, the next group's for 16..31. */
     private static final IntVector HALF_INDEX = IntVector.fromArray(I16, new int[] {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1}, 0);
     /** Q8_0's species: a whole 32-byte block per short vector with 512-bit vectors, half a block with 256. */
@@ -542,6 +548,14 @@ final class IntDots {
         return grid;
     }
 
+    private static byte[] gridTwice() {
+        byte[] twice = new byte[32];
+        for (int i = 0; i < 32; i++) {
+            twice[i] = (byte) IQ4_NLCodec.VALUES[i % 16];
+        }
+        return twice;
+    }
+
     /** Grid values of the 16 nibbles in the low ({@code shift 0}) or high ({@code 4}) halves of 16 bytes, 16-bit lanes. */
     private static ShortVector grid16(ByteVector packed, int shift) {
         ByteVector nibbles = packed.reinterpretAsShorts().lanewise(VectorOperators.LSHR, shift).reinterpretAsBytes()
@@ -578,6 +592,11 @@ final class IntDots {
      * over the 32-element sub-blocks {@code s} (nibbles {@code qs[16s ..]}, scales as in {@link KQuantDots#iq4_XS}).
      */
     static float iq4_XS(MemorySegment w, long off, QuantizedActivations a, int xo, int blocks) {
+        return WIDE ? iq4_XSWide(w, off, a, xo, blocks) : iq4_XSNarrow(w, off, a, xo, blocks);
+    }
+
+    /** {@link #iq4_XS} with 256-bit vectors, a sub-block at a time. */
+    private static float iq4_XSNarrow(MemorySegment w, long off, QuantizedActivations a, int xo, int blocks) {
         short[] x = a.q;
         int xb = xo / IQ4_XSCodec.BLOCK_SIZE;
         FloatVector acc = FloatVector.zero(F8);
@@ -595,6 +614,49 @@ final class IntDots {
             }
         }
         return acc.reduceLanes(VectorOperators.ADD);
+    }
+
+    /**
+     * {@link #iq4_XS} with 512-bit vectors: two sub-blocks' 32 packed bytes are one load, their grid values two
+     * permutes, against {@link QuantizedActivations#nibbleOrder}; the products pair into int lanes 0..7 (the first
+     * sub-block) and 8..15 (the second), take the sub-blocks' scales there as ints and add up over the super-block,
+     * which converts once.
+     */
+    private static float iq4_XSWide(MemorySegment w, long off, QuantizedActivations a, int xo, int blocks) {
+        short[] x = a.nibbleOrder;
+        int xb = xo / IQ4_XSCodec.BLOCK_SIZE;
+        FloatVector acc = FloatVector.zero(F16);
+        for (int i = 0; i < blocks; i++) {
+            long base = off + (long) i * IQ4_XSCodec.BLOCK_BYTES;
+            IntVector scales = IntVector.broadcast(I16, w.get(LE_INT, base + IQ4_XSCodec.SCALES_L_OFFSET))
+                    .lanewise(VectorOperators.LSHR, NIBBLE_SHIFTS).and(0x0F)
+                    .or(IntVector.broadcast(I16, (int) w.get(LittleEndian.SHORT, base + IQ4_XSCodec.SCALES_H_OFFSET))
+                            .lanewise(VectorOperators.LSHR, CRUMB_SHIFTS).and(3).lanewise(VectorOperators.LSHL, 4))
+                    .sub(32);
+            int xe = xo + i * IQ4_XSCodec.BLOCK_SIZE;
+            // one call site of iq4Pair: two per iteration outgrew C2's inlining budget
+            IntVector sum = IntVector.zero(I16);
+            for (int pair = 0; pair < 4; pair++) {
+                sum = sum.add(iq4Pair(w, base + IQ4_XSCodec.QS_OFFSET + 32L * pair, x, xe + 64 * pair)
+                        .mul(HALF_INDEX.add(2 * pair).selectFrom(scales)));
+            }
+            acc = ((FloatVector) sum.convert(VectorOperators.I2F, 0))
+                    .fma(FloatVector.broadcast(F16, LittleEndian.half(w, base) * a.d[xb + i]), acc);
+        }
+        return acc.reduceLanes(VectorOperators.ADD);
+    }
+
+    /**
+     * Two IQ4 sub-blocks of 32 from the 32 packed bytes at {@code qs} against nibble-ordered activations from
+     * {@code xi}: int lanes 0..7 the first sub-block's pairs, 8..15 the second's. Products reach 127·127, so the low
+     * and the high nibbles' products are paired apart.
+     */
+    private static IntVector iq4Pair(MemorySegment w, long qs, short[] x, int xi) {
+        ByteVector packed = ByteVector.fromMemorySegment(B32, w, qs, LE);
+        ShortVector lo = (ShortVector) packed.and((byte) 0x0F).selectFrom(GRID32).convertShape(VectorOperators.B2S, S32, 0);
+        ShortVector hi = (ShortVector) packed.lanewise(VectorOperators.LSHR, 4).selectFrom(GRID32)
+                .convertShape(VectorOperators.B2S, S32, 0);
+        return pairInts(lo.mul(ShortVector.fromArray(S32, x, xi))).add(pairInts(hi.mul(ShortVector.fromArray(S32, x, xi + 32))));
     }
 
     /**

@@ -63,9 +63,9 @@ final class QuantizedActivations {
     /** Q8_0: {@code d·Σq} per block. Q8_K: {@code Σq} per 16 elements. */
     float[] sums = new float[0];
     /**
-     * Q8_0 with 512-bit vectors: {@link #q} with the middle quarters of every 64 elements swapped, so a pair of blocks
-     * reads {@code [b0 0..15, b1 0..15, b0 16..31, b1 16..31]}, the order of its packed nibbles (low nibbles of both
-     * blocks, then high) in {@link IntDots#q4_0}.
+     * With 512-bit vectors: {@link #q} with the middle quarters of every 64 elements swapped, so a pair of 32-element
+     * blocks reads {@code [b0 0..15, b1 0..15, b0 16..31, b1 16..31]}, the order of its packed nibbles (low nibbles of
+     * both blocks, then high) in {@link IntDots#q4_0} and {@link IntDots#iq4_XS}.
      */
     short[] nibbleOrder = new short[0];
     /** {@code d·q} per element, the rounded activations as floats. */
@@ -97,7 +97,7 @@ final class QuantizedActivations {
                 q8_KBlock(x, b);
             }
         }
-        if (scheme == Scheme.Q8_0 && IntDots.WIDE) {
+        if (IntDots.WIDE) {
             interleavePairs(n);
         }
     }

@@ -6,8 +6,8 @@
  * <p>Before a product with Q8_0, Q4_0, IQ4_NL, Q2_K to Q6_K or IQ4_XS weights the activations are rounded to 8 bits per
  * block as llama.cpp rounds them ({@link io.squall.kernels.cpu.QuantizedActivations}); one activation
  * row then takes integer dot products that read the weight blocks in place
- * ({@link io.squall.kernels.cpu.IntDots}: 256-bit vectors, 512-bit for Q8_0, Q4_0 and Q2_K to Q6_K where the machine
- * has them), and larger batches the tiled path below
+ * ({@link io.squall.kernels.cpu.IntDots}: 256-bit vectors, 512-bit for Q8_0, Q4_0, Q2_K to Q6_K and IQ4_XS where the
+ * machine has them), and larger batches the tiled path below
  * over the same rounded values.
  *
  * <p>Otherwise matmul has two paths. One activation row (decode): a fused dot product per weight row that
