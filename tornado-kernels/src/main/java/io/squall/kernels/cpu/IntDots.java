@@ -721,16 +721,16 @@ final class IntDots {
         float[] sums = a.sums;
         int xb = xo / Q6_KCodec.BLOCK_SIZE;
         FloatVector acc = FloatVector.zero(F16);
-        float offset = 0f;
+        // Σ_g scale_g·Σx_g per lane, scaled by 32·d and summed over super-blocks: reduced once, at the end
+        FloatVector offset = acc;
         for (int i = 0; i < blocks; i++) {
             long base = off + (long) i * Q6_KCodec.BLOCK_BYTES;
             float d = LittleEndian.half(w, base + Q6_KCodec.D_OFFSET) * a.d[xb + i];
             long sc = base + Q6_KCodec.SCALES_OFFSET;
             IntVector groupScales = (IntVector) ByteVector.fromMemorySegment(B16, w, sc, LE)
                     .convertShape(VectorOperators.B2I, I16, 0);
-            // Σ_g scale_g·Σx_g in one product: every term and partial sum is an integer below 2^24, so exact
-            offset += 32f * d * ((FloatVector) groupScales.convert(VectorOperators.I2F, 0))
-                    .mul(FloatVector.fromArray(F16, sums, (xb + i) * 16)).reduceLanes(VectorOperators.ADD);
+            offset = ((FloatVector) groupScales.convert(VectorOperators.I2F, 0))
+                    .mul(FloatVector.fromArray(F16, sums, (xb + i) * 16)).fma(FloatVector.broadcast(F16, 32f * d), offset);
             IntVector block = IntVector.zero(I16);
             for (int n = 0; n < 2; n++) {
                 // bits 2k, 2k+1 moved up to 4, 5 first: a shift right by 2k then leaves them there
@@ -744,6 +744,6 @@ final class IntDots {
             }
             acc = ((FloatVector) block.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F16, d), acc);
         }
-        return acc.reduceLanes(VectorOperators.ADD) - offset;
+        return acc.sub(offset).reduceLanes(VectorOperators.ADD);
     }
 }
