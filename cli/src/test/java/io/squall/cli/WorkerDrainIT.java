@@ -121,6 +121,8 @@ class WorkerDrainIT {
                     assertThat(chunks.getLast().usage().completionTokens()).isEqualTo(MAX_TOKENS);
                 }
                 assertThat(routedTo).as("the cut streams migrated to the other worker").contains(localId);
+                // the worker's deregistration reaches this member's view as a Hazelcast event, after its exit
+                await("the worker process is gone from discovery", () -> discovery.discovery().instances().size() == 1);
                 assertThat(discovery.discovery().instances()).extracting(WorkerInstance::id).containsExactly(localId);
                 assertThat(worker.exitValue()).as("exit status of SIGTERM after the shutdown hooks ran").isEqualTo(143);
                 assertThat(read(err)).contains("draining").contains("stopped");
