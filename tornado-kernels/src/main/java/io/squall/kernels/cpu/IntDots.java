@@ -51,8 +51,9 @@ final class IntDots {
     private static final VectorSpecies<Float> F8 = FloatVector.SPECIES_256;
     private static final VectorSpecies<Integer> I8 = IntVector.SPECIES_256;
     /**
-     * Whether this machine has 512-bit vectors: then Q8_0 and Q2_K to Q6_K run 32 levels per short vector (a whole
-     * Q8_0 block, a K-quant sub-block or level), about half the instructions per weight of the 256-bit shapes.
+     * Whether this machine has 512-bit vectors: then Q8_0, Q4_0, Q2_K to Q6_K and IQ4_XS run 32 levels per short
+     * vector (a whole Q8_0 block, two Q4_0 blocks' or IQ4_XS sub-blocks' halves, a K-quant sub-block or level), about
+     * half the instructions per weight of the 256-bit shapes.
      */
     static final boolean WIDE = ShortVector.SPECIES_PREFERRED.vectorBitSize() >= 512;
     private static final VectorSpecies<Byte> B32 = ByteVector.SPECIES_256;
@@ -71,7 +72,7 @@ final class IntDots {
     /** Byte lane {@code j} of 16 takes byte {@code j / 2}: a long's eight bytes, each over two lanes. */
     private static final VectorShuffle<Byte> EACH_BYTE_TWICE = VectorShuffle.fromOp(ByteVector.SPECIES_128, j -> j / 2);
     /** The IQ4 grid in both 128-bit halves of 32 byte lanes (indexes stay below 16). */
-    private static final ByteVector GRID32 = ByteVector.fromArray(B32, gridTwice(), 0);
+    private static final ByteVector GRID32 = ByteVector.fromArray(B32, gridBytes(32), 0);
     /** Int lane {@code j} (0..7, repeated for 8..15): the shift that brings sub-block {@code j}'s 4-bit field of a packed int down. */
     private static final IntVector NIBBLE_SHIFTS = IntVector.fromArray(I16, new int[] {0, 4, 8, 12, 16, 20, 24, 28, 0, 4, 8, 12, 16, 20, 24, 28}, 0);
     /** The same for 2-bit fields. */
@@ -500,7 +501,8 @@ final class IntDots {
         // Q2_K reads its scale bytes as third bits and masks them off: no vector assigned under a branch (C2 boxes)
         short third = (short) (q3 ? 4 : 0);
         FloatVector acc = FloatVector.zero(F16);
-        float mins = 0f;
+        // Q2_K's Σ_g min_g·Σx_g per lane, scaled by dmin and summed over super-blocks: reduced once, at the end
+        FloatVector mins = acc;
         for (int i = 0; i < blocks; i++) {
             long base = off + (long) i * blockBytes;
             float dx = a.d[xb + i];
@@ -515,10 +517,9 @@ final class IntDots {
                 IntVector packed = (IntVector) ByteVector.fromMemorySegment(B16, w, base, LE)
                         .convertShape(VectorOperators.ZERO_EXTEND_B2I, I16, 0);
                 groupScales = packed.and(0x0F);
-                // Σ_g min_g·Σx_g in one product: integers below 2^24 throughout, so exact
-                mins += LittleEndian.half(w, base + Q2_KCodec.DMIN_OFFSET) * dx
-                        * ((FloatVector) packed.lanewise(VectorOperators.LSHR, 4).convert(VectorOperators.I2F, 0))
-                        .mul(FloatVector.fromArray(F16, sums, (xb + i) * 16)).reduceLanes(VectorOperators.ADD);
+                mins = ((FloatVector) packed.lanewise(VectorOperators.LSHR, 4).convert(VectorOperators.I2F, 0))
+                        .mul(FloatVector.fromArray(F16, sums, (xb + i) * 16))
+                        .fma(FloatVector.broadcast(F16, LittleEndian.half(w, base + Q2_KCodec.DMIN_OFFSET) * dx), mins);
             }
             // the hmask bits moved to bit 2 up front: bit 4n + k then lands there after a shift right by 4n + k
             ShortVector high = shiftLeft(unsigned32(w, base), 2);
@@ -534,26 +535,19 @@ final class IntDots {
             }
             acc = ((FloatVector) block.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F16, d), acc);
         }
-        return acc.reduceLanes(VectorOperators.ADD) - mins;
+        return acc.sub(mins).reduceLanes(VectorOperators.ADD);
     }
 
     /** {@link IQ4_NLCodec#VALUES} as bytes, the table of one {@code vpshufb}. */
-    private static final ByteVector GRID = ByteVector.fromArray(B16, gridBytes(), 0);
+    private static final ByteVector GRID = ByteVector.fromArray(B16, gridBytes(16), 0);
 
-    private static byte[] gridBytes() {
-        byte[] grid = new byte[16];
-        for (int i = 0; i < 16; i++) {
-            grid[i] = (byte) IQ4_NLCodec.VALUES[i];
+    /** The 16 grid values repeated over {@code lanes} bytes. */
+    private static byte[] gridBytes(int lanes) {
+        byte[] grid = new byte[lanes];
+        for (int i = 0; i < lanes; i++) {
+            grid[i] = (byte) IQ4_NLCodec.VALUES[i % 16];
         }
         return grid;
-    }
-
-    private static byte[] gridTwice() {
-        byte[] twice = new byte[32];
-        for (int i = 0; i < 32; i++) {
-            twice[i] = (byte) IQ4_NLCodec.VALUES[i % 16];
-        }
-        return twice;
     }
 
     /** Grid values of the 16 nibbles in the low ({@code shift 0}) or high ({@code 4}) halves of 16 bytes, 16-bit lanes. */
