@@ -30,7 +30,7 @@ final class MatmulTask implements ParallelTask {
     private final QuantizedActivations q8_0 = new QuantizedActivations(QuantizedActivations.Scheme.Q8_0);
     /** The input rounded as the K-quants and IQ4_XS want it (llama.cpp's {@code q8_K}). */
     private final QuantizedActivations q8_K = new QuantizedActivations(QuantizedActivations.Scheme.Q8_K);
-    /** {@link BlockSums} of the activation row for the Q4_K dot at batch 1; grows, never shrinks. */
+    /** {@link BlockSums} of the activation row for the float Q4_K/Q5_K dot at batch 1; grows, never shrinks. */
     private float[] sums = new float[0];
     /** Chunks a matrix splits into from two activation rows on: four per thread, so a late thread costs little. */
     private final int chunksPerMatrix;
@@ -180,9 +180,11 @@ final class MatmulTask implements ParallelTask {
         }
     }
 
+    /** Whether a Q4_K or Q5_K matrix takes the float dot at batch 1 (the integer dots read the rounded sums). */
     private static boolean needsBlockSums(WeightMatrix[] matrices) {
         for (WeightMatrix w : matrices) {
-            if (w.type() == GgmlType.Q4_K || w.type() == GgmlType.Q5_K) {
+            if ((w.type() == GgmlType.Q4_K || w.type() == GgmlType.Q5_K)
+                    && QuantizedActivations.Scheme.of(w.type()) == QuantizedActivations.Scheme.NONE) {
                 return true;
             }
         }
