@@ -139,7 +139,8 @@ final class PlannerSimulateCommand implements Callable<Integer> {
         return 0;
     }
 
-    private static void awaitReady(ScalingConnector connector, Map<Pool, Integer> wanted) throws InterruptedException {
+    /** Waits until the workers {@code wanted} are in the discovery view the gateway routes over. */
+    static void awaitReady(ScalingConnector connector, Map<Pool, Integer> wanted) throws InterruptedException {
         long deadline = System.nanoTime() + 120_000_000_000L;
         while (wanted.entrySet().stream().anyMatch(e -> connector.replicas(e.getKey()).ready() < e.getValue())) {
             if (System.nanoTime() > deadline) {

@@ -62,6 +62,8 @@ class PlannerIT {
         Report.Run run;
         try (GatewayOptions.FrontDoor front = options.start("127.0.0.1", "mock", engine.metadata(), cluster)) {
             connector.scale(Pool.AGGREGATED, 1);
+            // the first request must find the worker in the gateway's view (the same discovery the connector reads)
+            PlannerSimulateCommand.awaitReady(connector, Map.of(Pool.AGGREGATED, 1));
             PlannerLoop loop = new PlannerLoop(new Planner(config, new PerformanceModel(profile())),
                     new ClusterObserver(cluster.discovery(), cluster.trafficBoard(), 1, System::nanoTime), connector,
                     config, decisions::add).start(1);
