@@ -49,13 +49,15 @@ public abstract class KernelContract {
         List<Arguments> cases = new ArrayList<>();
         for (GgmlType type : supportedTypes()) {
             int cols = type.blockSize() == 256 ? 256 * 3 : 32 * 7;
-            for (int batch : new int[]{1, 3, 5, 17}) {
+            // 41 rows: the broadcast tiles' pair of vectors, then one vector of which 9 rows are real
+            for (int batch : new int[]{1, 3, 5, 17, 41}) {
                 cases.add(Arguments.of(type, 37, cols, batch));
             }
             // a whole matrix narrower than one 512-bit load: the kernels' reads stop at the segment's end
             cases.add(Arguments.of(type, 3, 2 * type.blockSize(), 1));
         }
         cases.add(Arguments.of(GgmlType.F32, 9, 37, 4));
+        cases.add(Arguments.of(GgmlType.F32, 11, 37, 33));
         cases.add(Arguments.of(GgmlType.F16, 6, 45, 2));
         cases.add(Arguments.of(GgmlType.BF16, 5, 19, 1));
         return cases.stream();

@@ -26,12 +26,20 @@ final class MatmulTask implements ParallelTask {
     static final int FUSED_MAX_BATCH = 6;
 
     private final float[][] decoded;
+    /** Per worker, the broadcast tiles' outputs of one chunk by column, before they go to the output; grows. */
+    private final float[][] byColumnOut;
     /** The input rounded as Q8_0, Q4_0 and IQ4_NL weights want it (llama.cpp's {@code q8_0}). */
     private final QuantizedActivations q8_0 = new QuantizedActivations(QuantizedActivations.Scheme.Q8_0);
     /** The input rounded as the K-quants and IQ4_XS want it (llama.cpp's {@code q8_K}). */
     private final QuantizedActivations q8_K = new QuantizedActivations(QuantizedActivations.Scheme.Q8_K);
     /** {@link BlockSums} of the activation row for the float Q4_K/Q5_K dot at batch 1; grows, never shrinks. */
     private float[] sums = new float[0];
+    /** The input, and each rounding of it, by column for the broadcast tiles (batches of {@link TiledMatmul#BROADCAST_MIN_BATCH} on). */
+    private final ColumnActivations inputByColumn = new ColumnActivations();
+    private final ColumnActivations q8_0ByColumn = new ColumnActivations();
+    private final ColumnActivations q8_KByColumn = new ColumnActivations();
+    /** Whether this run's tiles are the broadcast ones, eight rows each. */
+    private boolean broadcast;
     /** Chunks a matrix splits into from two activation rows on: four per thread, so a late thread costs little. */
     private final int chunksPerMatrix;
     /**
@@ -50,6 +58,7 @@ final class MatmulTask implements ParallelTask {
     /** @param threads pool threads; each gets its own decode buffer */
     MatmulTask(int threads) {
         this.decoded = new float[threads][0];
+        this.byColumnOut = new float[threads][0];
         this.chunksPerMatrix = threads * 4;
         this.decodeChunksPerMatrix = threads * 2;
     }
@@ -67,9 +76,11 @@ final class MatmulTask implements ParallelTask {
         int maxCols = 0;
         int total = 0;
         int chunksEach = rowsOfInput == 1 ? decodeChunksPerMatrix : chunksPerMatrix;
+        broadcast = TiledMatmul.BROADCAST && rowsOfInput >= TiledMatmul.BROADCAST_MIN_BATCH;
+        int tileRows = broadcast ? 8 : 4;
         for (int i = 0; i < matrices.length; i++) {
             int rows = matrices[i].rows();
-            int perChunk = Math.ceilDiv(Math.ceilDiv(rows, chunksEach), 4) * 4;
+            int perChunk = Math.ceilDiv(Math.ceilDiv(rows, chunksEach), tileRows) * tileRows;
             firstChunk[i] = total;
             chunkRows[i] = perChunk;
             total += Math.ceilDiv(rows, perChunk);
@@ -77,6 +88,9 @@ final class MatmulTask implements ParallelTask {
         }
         firstChunk[matrices.length] = total;
         quantizeInput(matrices, input, rowsOfInput * matrices[0].cols());
+        if (broadcast) {
+            transposeInputs(matrices, input, rowsOfInput, matrices[0].cols());
+        }
         if (rowsOfInput == 1 && needsBlockSums(matrices)) {
             if (sums.length < maxCols / BlockSums.BLOCK) {
                 sums = new float[maxCols / BlockSums.BLOCK];
@@ -84,8 +98,8 @@ final class MatmulTask implements ParallelTask {
             BlockSums.of(input, 0, maxCols, sums);
         }
         for (int t = 0; t < decoded.length; t++) {
-            if (decoded[t].length < 4 * maxCols) {
-                decoded[t] = new float[4 * maxCols];
+            if (decoded[t].length < tileRows * maxCols) {
+                decoded[t] = new float[tileRows * maxCols];
             }
         }
         return total;
@@ -105,6 +119,29 @@ final class MatmulTask implements ParallelTask {
         }
         if (want8_K) {
             q8_K.quantize(input, n);
+        }
+    }
+
+    /** Lays out by column each input the matrices read: the input itself, or its rounding for their scheme. */
+    private void transposeInputs(WeightMatrix[] matrices, float[] input, int rowsOfInput, int cols) {
+        boolean plain = false;
+        boolean rounded8_0 = false;
+        boolean rounded8_K = false;
+        for (WeightMatrix w : matrices) {
+            switch (QuantizedActivations.Scheme.of(w.type())) {
+                case NONE -> plain = true;
+                case Q8_0 -> rounded8_0 = true;
+                case Q8_K -> rounded8_K = true;
+            }
+        }
+        if (plain) {
+            inputByColumn.transpose(input, rowsOfInput, cols);
+        }
+        if (rounded8_0) {
+            q8_0ByColumn.transpose(q8_0.dequantized, rowsOfInput, cols);
+        }
+        if (rounded8_K) {
+            q8_KByColumn.transpose(q8_K.dequantized, rowsOfInput, cols);
         }
     }
 
@@ -133,12 +170,20 @@ final class MatmulTask implements ParallelTask {
         int r0 = (chunk - firstChunk[i]) * chunkRows[i];
         QuantizedActivations rounded = activationsFor(w.type());
         int r1 = Math.min(w.rows(), r0 + chunkRows[i]);
-        if (rounded == null) {
-            rows(w, x, outs[i], batch, r0, r1, decoded[worker], sums);
-        } else if (batch == 1) {
+        if (rounded != null && batch == 1) {
             intRows(w, rounded, outs[i], batch, r0, r1);
+            return;
+        }
+        float[] input = rounded == null ? x : rounded.dequantized;
+        if (broadcast) {
+            ColumnActivations byColumn = rounded == null ? inputByColumn : rounded == q8_0 ? q8_0ByColumn : q8_KByColumn;
+            int size = (r1 - r0) * byColumn.stride;
+            if (byColumnOut[worker].length < size) {
+                byColumnOut[worker] = new float[size];
+            }
+            broadcastRows(w, byColumn, input, outs[i], r0, r1, decoded[worker], byColumnOut[worker]);
         } else {
-            rows(w, rounded.dequantized, outs[i], batch, r0, r1, decoded[worker], sums);
+            rows(w, input, outs[i], batch, r0, r1, decoded[worker], sums);
         }
     }
 
@@ -171,6 +216,40 @@ final class MatmulTask implements ParallelTask {
                 };
             }
         }
+    }
+
+    /**
+     * Output rows {@code [r0, r1)} by the broadcast tiles: eight weight rows decoded at a time, times the activation
+     * rows of {@code byColumn}, into {@code byColumnOut}, then copied to {@code out} one activation row at a time; the
+     * rows left over (fewer than eight) take the 4-row and 1-row tiles over {@code x}. The tiles do not store into
+     * {@code out} directly: their outputs for one activation row land {@code rows} floats apart, and at a power-of-two
+     * row count those stores all fall in one L1 set (so stored, 2048x768 at batch 64 ran slower than the 4×4 tiles and
+     * 2000x768 1.3× faster).
+     */
+    private static void broadcastRows(WeightMatrix w, ColumnActivations byColumn, float[] x, float[] out, int r0, int r1,
+                                      float[] buffer, float[] byColumnOut) {
+        MemorySegment seg = w.data();
+        long rowBytes = w.rowBytes();
+        int cols = w.cols();
+        int stride = byColumn.stride;
+        int r = r0;
+        for (; r + 8 <= r1; r += 8) {
+            for (int i = 0; i < 8; i++) {
+                RowDecoder.decode(w.type(), seg, (r + i) * rowBytes, cols, buffer, i * cols);
+            }
+            TiledMatmul.eightRows(buffer, cols, byColumn, byColumnOut, (r - r0) * stride);
+        }
+        // in blocks of 16 output rows: the 16 lines read for one activation row serve the next 15 from L1
+        int rows = w.rows();
+        for (int block = r0; block < r; block += 16) {
+            int end = Math.min(r, block + 16);
+            for (int b = 0; b < byColumn.rows; b++) {
+                for (int t = block, o = b * rows, from = (block - r0) * stride + b; t < end; t++, from += stride) {
+                    out[o + t] = byColumnOut[from];
+                }
+            }
+        }
+        tiles(w, x, out, byColumn.rows, r, r1, buffer);
     }
 
     private static void decodeAndDot(WeightMatrix w, float[] x, float[] out, int r0, int r1, float[] buffer) {
@@ -269,15 +348,24 @@ final class MatmulTask implements ParallelTask {
             }
             return;
         }
+        tiles(w, x, out, batch, r0, r1, buffer);
+    }
+
+    /** Output rows {@code [r0, r1)} by the 4×4 tiles (and single rows for the last one to three). */
+    private static void tiles(WeightMatrix w, float[] x, float[] out, int batch, int r0, int r1, float[] buffer) {
+        MemorySegment seg = w.data();
+        long rowBytes = w.rowBytes();
+        int cols = w.cols();
+        int rows = w.rows();
         int r = r0;
         for (; r + 4 <= r1; r += 4) {
             for (int i = 0; i < 4; i++) {
-                RowDecoder.decode(type, seg, (r + i) * rowBytes, cols, buffer, i * cols);
+                RowDecoder.decode(w.type(), seg, (r + i) * rowBytes, cols, buffer, i * cols);
             }
             TiledMatmul.fourRows(buffer, cols, x, batch, out, rows, r);
         }
         for (; r < r1; r++) {
-            RowDecoder.decode(type, seg, r * rowBytes, cols, buffer, 0);
+            RowDecoder.decode(w.type(), seg, r * rowBytes, cols, buffer, 0);
             TiledMatmul.oneRow(buffer, cols, x, batch, out, rows, r);
         }
     }
