@@ -87,7 +87,7 @@ final class MatmulTask implements ParallelTask {
             maxCols = Math.max(maxCols, matrices[i].cols());
         }
         firstChunk[matrices.length] = total;
-        quantizeInput(matrices, input, rowsOfInput * matrices[0].cols());
+        quantizeInput(matrices, input, rowsOfInput * matrices[0].cols(), rowsOfInput == 1);
         if (broadcast) {
             transposeInputs(matrices, input, rowsOfInput, matrices[0].cols());
         }
@@ -105,8 +105,11 @@ final class MatmulTask implements ParallelTask {
         return total;
     }
 
-    /** Rounds the input once for each activation scheme the matrices use (they all read the same input). */
-    private void quantizeInput(WeightMatrix[] matrices, float[] input, int n) {
+    /**
+     * Rounds the input once for each activation scheme the matrices use (they all read the same input);
+     * {@code integerDots} when one activation row takes {@link #intRows}.
+     */
+    private void quantizeInput(WeightMatrix[] matrices, float[] input, int n, boolean integerDots) {
         boolean want8_0 = false;
         boolean want8_K = false;
         for (WeightMatrix w : matrices) {
@@ -115,10 +118,10 @@ final class MatmulTask implements ParallelTask {
             want8_K |= scheme == QuantizedActivations.Scheme.Q8_K;
         }
         if (want8_0) {
-            q8_0.quantize(input, n);
+            q8_0.quantize(input, n, integerDots);
         }
         if (want8_K) {
-            q8_K.quantize(input, n);
+            q8_K.quantize(input, n, integerDots);
         }
     }
 

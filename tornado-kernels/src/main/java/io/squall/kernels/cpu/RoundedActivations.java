@@ -29,7 +29,7 @@ public final class RoundedActivations {
             return x;
         }
         QuantizedActivations rounded = schemes.computeIfAbsent(scheme, QuantizedActivations::new);
-        rounded.quantize(x, n);
+        rounded.quantize(x, n, false);
         return rounded.dequantized;
     }
 }

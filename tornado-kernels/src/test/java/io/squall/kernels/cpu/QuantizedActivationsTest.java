@@ -32,7 +32,7 @@ class QuantizedActivationsTest {
         x[32] = 0.3f;      // second block: d = 0.3/127 rounded to f16, the maximum maps to 127
         x[33] = -0.15f;
         QuantizedActivations a = new QuantizedActivations(QuantizedActivations.Scheme.Q8_0);
-        a.quantize(x, 64);
+        a.quantize(x, 64, true);
         assertThat(Arrays.copyOf(a.q, 5)).containsExactly((short) 127, (short) 2, (short) 4, (short) -2, (short) -127);
         assertThat(a.d[0]).isEqualTo(1f);
         assertThat(a.sums[0]).isEqualTo(127 + 2 + 4 - 2 - 127);
@@ -40,6 +40,12 @@ class QuantizedActivationsTest {
         assertThat(a.q[32]).isEqualTo((short) 127);
         assertThat(a.q[33]).isEqualTo((short) QuantizedActivations.nearest(-0.15f * (127f / 0.3f)));
         assertThat(a.dequantized[33]).isEqualTo(a.d[1] * a.q[33]);
+        if (IntDots.WIDE) {
+            // for the integer dots: the first halves of both blocks, then their second halves
+            assertThat(a.nibbleOrder[16]).isEqualTo(a.q[32]);
+            assertThat(a.nibbleOrder[17]).isEqualTo(a.q[33]);
+            assertThat(a.nibbleOrder[32]).isEqualTo(a.q[16]);
+        }
     }
 
     @Test
@@ -51,7 +57,7 @@ class QuantizedActivationsTest {
         x[300] = -2f;       // second block: the maximum is negative, scale 2/127
         x[301] = 1f;
         QuantizedActivations a = new QuantizedActivations(QuantizedActivations.Scheme.Q8_K);
-        a.quantize(x, 512);
+        a.quantize(x, 512, false);
         assertThat(a.d[0]).isEqualTo(-1f);
         assertThat(a.q[5]).isEqualTo((short) -127);
         assertThat(a.q[6]).isEqualTo((short) 126);
@@ -69,7 +75,7 @@ class QuantizedActivationsTest {
         for (QuantizedActivations.Scheme scheme : new QuantizedActivations.Scheme[] {
                 QuantizedActivations.Scheme.Q8_0, QuantizedActivations.Scheme.Q8_K}) {
             QuantizedActivations a = new QuantizedActivations(scheme);
-            a.quantize(new float[256], 256);
+            a.quantize(new float[256], 256, false);
             assertThat(a.d).containsOnly(0f);
             assertThat(a.dequantized).containsOnly(0f);
             assertThat(a.q).containsOnly((short) 0);
