@@ -57,7 +57,7 @@ class QuantizedActivationsTest {
         x[300] = -2f;       // second block: the maximum is negative, scale 2/127
         x[301] = 1f;
         QuantizedActivations a = new QuantizedActivations(QuantizedActivations.Scheme.Q8_K);
-        a.quantize(x, 512, false);
+        a.quantize(x, 512, true);
         assertThat(a.d[0]).isEqualTo(-1f);
         assertThat(a.q[5]).isEqualTo((short) -127);
         assertThat(a.q[6]).isEqualTo((short) 126);
@@ -75,10 +75,38 @@ class QuantizedActivationsTest {
         for (QuantizedActivations.Scheme scheme : new QuantizedActivations.Scheme[] {
                 QuantizedActivations.Scheme.Q8_0, QuantizedActivations.Scheme.Q8_K}) {
             QuantizedActivations a = new QuantizedActivations(scheme);
-            a.quantize(new float[256], 256, false);
+            a.quantize(new float[256], 256, true);
             assertThat(a.d).containsOnly(0f);
             assertThat(a.dequantized).containsOnly(0f);
             assertThat(a.q).containsOnly((short) 0);
+            a.quantize(new float[256], 256, false);
+            assertThat(a.dequantized).containsOnly(0f);
+        }
+    }
+
+    @Test
+    void theTilesRoundingIsTheIntegerDotsRoundingAsFloats() {
+        java.util.SplittableRandom random = new java.util.SplittableRandom(20261128);
+        for (QuantizedActivations.Scheme scheme : new QuantizedActivations.Scheme[] {
+                QuantizedActivations.Scheme.Q8_0, QuantizedActivations.Scheme.Q8_K}) {
+            float[] x = new float[4 * 256];
+            for (int i = 0; i < x.length; i++) {
+                x[i] = (float) random.nextGaussian() * (i < 256 ? 1f : 1e-3f);
+            }
+            x[3] = -x[40];           // a tie in magnitude between signs: the first one sets Q8_K's scale
+            x[299] = 127f;           // scale 1 for this block: the halves below are ties, rounded to even
+            x[300] = 2.5f;
+            x[301] = 0.5f;
+            x[302] = -1.5f;
+            java.util.Arrays.fill(x, 512, 768, 0f); // an all-zero block
+            QuantizedActivations levels = new QuantizedActivations(scheme);
+            levels.quantize(x, x.length, true);
+            QuantizedActivations floats = new QuantizedActivations(scheme);
+            floats.quantize(x, x.length, false);
+            for (int i = 0; i < x.length; i++) {
+                assertThat(Float.floatToRawIntBits(floats.dequantized[i])).as("%s element %d", scheme, i)
+                        .isEqualTo(Float.floatToRawIntBits(levels.dequantized[i]));
+            }
         }
     }
 
