@@ -38,8 +38,8 @@ import java.nio.ByteOrder;
  *
  * <p>The vectors are 256 bits wide (16 shorts, 8 ints, 8 floats), except where the machine has 512-bit vectors
  * ({@link #WIDE}): there Q8_0's 32 contiguous weight bytes, a Q4_K or Q5_K sub-block and a Q2_K, Q3_K or Q6_K level of
- * 32 fill one 512-bit short vector, and so do two Q4_0 blocks (their packed bytes gathered by a permute) and two
- * IQ4_XS sub-blocks (IQ4_NL stays at 256). The
+ * 32 fill one 512-bit short vector, and so do two IQ4_XS sub-blocks (IQ4_NL stays at 256; Q4_0 takes float
+ * activations there, see {@link QuantizedActivations.Scheme#of}). The
  * results equal float64 {@code Σ w·x̃} (x̃ the rounded activations) up to float32 rounding of the
  * per-block partial sums. Stateless and thread-safe.
  */
@@ -51,8 +51,8 @@ final class IntDots {
     private static final VectorSpecies<Float> F8 = FloatVector.SPECIES_256;
     private static final VectorSpecies<Integer> I8 = IntVector.SPECIES_256;
     /**
-     * Whether this machine has 512-bit vectors: then Q8_0, Q4_0, Q2_K to Q6_K and IQ4_XS run 32 levels per short
-     * vector (a whole Q8_0 block, two Q4_0 blocks' or IQ4_XS sub-blocks' halves, a K-quant sub-block or level), about
+     * Whether this machine has 512-bit vectors: then Q8_0, Q2_K to Q6_K and IQ4_XS run 32 levels per short
+     * vector (a whole Q8_0 block, two IQ4_XS sub-blocks' halves, a K-quant sub-block or level), about
      * half the instructions per weight of the 256-bit shapes.
      */
     static final boolean WIDE = ShortVector.SPECIES_PREFERRED.vectorBitSize() >= 512;
@@ -60,13 +60,6 @@ final class IntDots {
     private static final VectorSpecies<Short> S32 = ShortVector.SPECIES_512;
     private static final VectorSpecies<Float> F16 = FloatVector.SPECIES_512;
     private static final VectorSpecies<Integer> I16 = IntVector.SPECIES_512;
-    private static final VectorSpecies<Byte> B64 = ByteVector.SPECIES_512;
-    /**
-     * From 64 bytes at a Q4_0 block: byte lanes 0..15 take its 16 packed bytes (2..17), lanes 16..31 the next
-     * block's (20..35), one {@code vpermb}; the upper lanes are not used.
-     */
-    private static final VectorShuffle<Byte> PAIR_NIBBLES = VectorShuffle.fromOp(B64,
-            i -> i < 32 ? i + Q4_0Codec.QS_OFFSET + (i / 16) * Q4_0Codec.QS_OFFSET : 0);
     /** Float lanes 8..15: a pair of 32-element blocks' int sums sit in lanes 0..7 (first block) and 8..15 (second). */
     private static final VectorMask<Float> SECOND_BLOCK = VectorMask.fromLong(FloatVector.SPECIES_512, 0xFF00L);
     /** Byte lane {@code j} of 16 takes byte {@code j / 2}: a long's eight bytes, each over two lanes. */
@@ -191,49 +184,11 @@ final class IntDots {
 
     /**
      * Q4_0 row with Q8_0 activations: {@code Σ d_w·(d_x·Σ n·q_x − 8·d_x·Σ q_x)} over blocks, {@code n} the
-     * unsigned nibbles; {@code d_x·Σq_x} comes from {@link QuantizedActivations#sums}. With 512-bit vectors two blocks
-     * at a time ({@link #q4_0Wide}) while the row starts on a pair of activation blocks.
+     * unsigned nibbles; {@code d_x·Σq_x} comes from {@link QuantizedActivations#sums}. A block per 16 short lanes:
+     * taken with 256-bit vectors only, as with 512-bit ones Q4_0 keeps float activations
+     * ({@link QuantizedActivations.Scheme#of}).
      */
     static float q4_0(MemorySegment w, long off, QuantizedActivations a, int xo, int blocks) {
-        return WIDE && xo % 64 == 0 ? q4_0Wide(w, off, a, xo, blocks) : q4_0Narrow(w, off, a, xo, blocks);
-    }
-
-    /**
-     * Two blocks per 512-bit short vector: their 32 packed bytes gathered by one permute of a 64-byte load, low
-     * nibbles against {@link QuantizedActivations#nibbleOrder}'s first 32 levels of the pair (both blocks' elements
-     * 0..15), high nibbles against the next 32 (16..31); each block's products sum into its own eight int lanes and
-     * take its scale there. The nibbles' offset of 8 comes off in the vector (two subtractions), not through the
-     * activation sums as in {@link #q4_0Narrow} (four scalar loads and products a pair). The load reaches 28 bytes past the pair, so the pairs within 64 bytes of the segment's
-     * end, and an odd last block, go through {@link #q4_0Narrow}.
-     */
-    private static float q4_0Wide(MemorySegment w, long off, QuantizedActivations a, int xo, int blocks) {
-        short[] x = a.nibbleOrder;
-        float[] xd = a.d;
-        int xb = xo / Q4_0Codec.BLOCK_SIZE;
-        // pairs whose 64-byte load stays inside the segment; a counted loop, so C2 drops the index checks
-        long loadable = Math.floorDiv(w.byteSize() - B64.vectorByteSize() - off, 2 * Q4_0Codec.BLOCK_BYTES) + 1;
-        int pairs = (int) Math.max(0, Math.min(blocks / 2, loadable));
-        FloatVector acc = FloatVector.zero(F16);
-        for (int pair = 0; pair < pairs; pair++) {
-            int i = 2 * pair;
-            long base = off + (long) i * Q4_0Codec.BLOCK_BYTES;
-            ShortVector n = (ShortVector) ByteVector.fromMemorySegment(B64, w, base, LE).rearrange(PAIR_NIBBLES)
-                    .reinterpretShape(B32, 0).convertShape(VectorOperators.ZERO_EXTEND_B2S, S32, 0);
-            int xi = xo + i * Q4_0Codec.BLOCK_SIZE;
-            ShortVector p = n.and((short) 0x0F).sub((short) 8).mul(ShortVector.fromArray(S32, x, xi))
-                    .add(n.lanewise(VectorOperators.LSHR, 4).sub((short) 8).mul(ShortVector.fromArray(S32, x, xi + 32)));
-            float d0 = LittleEndian.half(w, base) * xd[xb + i];
-            float d1 = LittleEndian.half(w, base + Q4_0Codec.BLOCK_BYTES) * xd[xb + i + 1];
-            acc = pairs(p).fma(FloatVector.broadcast(F16, d0).blend(d1, SECOND_BLOCK), acc);
-        }
-        float sum = acc.reduceLanes(VectorOperators.ADD);
-        int i = 2 * pairs;
-        return i < blocks ? sum + q4_0Narrow(w, off + (long) i * Q4_0Codec.BLOCK_BYTES, a, xo + i * Q4_0Codec.BLOCK_SIZE,
-                blocks - i) : sum;
-    }
-
-    /** {@link #q4_0} with 256-bit vectors, a block per 16 short lanes. */
-    private static float q4_0Narrow(MemorySegment w, long off, QuantizedActivations a, int xo, int blocks) {
         short[] x = a.q;
         float[] xd = a.d;
         float[] xs = a.sums;

@@ -10,7 +10,7 @@ import static io.squall.kernels.cpu.Lanes.L;
 /**
  * Activation rows rounded to 8 bits per block, as llama.cpp rounds them before every product with a
  * quantized weight: {@link Scheme#Q8_0} (blocks of 32, {@code d = max|x| / 127} rounded to f16, the
- * AVX2 {@code quantize_row_q8_0}) for Q8_0, Q4_0 and IQ4_NL weights, {@link Scheme#Q8_K} (blocks of 256,
+ * AVX2 {@code quantize_row_q8_0}) for Q8_0, IQ4_NL and (with 256-bit vectors) Q4_0 weights, {@link Scheme#Q8_K} (blocks of 256,
  * {@code d = max / −127} in f32, {@code quantize_row_q8_K_ref}) for Q2_K to Q6_K and IQ4_XS. Both round to
  * nearest, ties to even. Integer dots ({@link IntDots}, one activation row) read {@link #q} and the block
  * scales; the tiled path of larger batches reads {@link #dequantized}, the same rounded values as floats, so every batch
@@ -47,7 +47,10 @@ final class QuantizedActivations {
                 return NONE;
             }
             return switch (type) {
-                case Q8_0, Q4_0, IQ4_NL -> Q8_0;
+                case Q8_0, IQ4_NL -> Q8_0;
+                // with 512-bit vectors the float dot beats the integer one on Q4_0 (MatmulBenchmark at batch 1:
+                // 61 against 71–74 µs on 2048x768, one thread; 495–501 against 568–630 on 32000x768, two)
+                case Q4_0 -> IntDots.WIDE ? NONE : Q8_0;
                 case Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS -> Q8_K;
                 default -> NONE;
             };
@@ -68,9 +71,9 @@ final class QuantizedActivations {
     /** Q8_0: {@code d·Σq} per block. Q8_K: {@code Σq} per 16 elements. */
     float[] sums = new float[0];
     /**
-     * With 512-bit vectors: {@link #q} with the middle quarters of every 64 elements swapped, so a pair of 32-element
-     * blocks reads {@code [b0 0..15, b1 0..15, b0 16..31, b1 16..31]}, the order of its packed nibbles (low nibbles of
-     * both blocks, then high) in {@link IntDots#q4_0} and {@link IntDots#iq4_XS}.
+     * Q8_K with 512-bit vectors: {@link #q} with the middle quarters of every 64 elements swapped, so a pair of
+     * 32-element sub-blocks reads {@code [b0 0..15, b1 0..15, b0 16..31, b1 16..31]}, the order of its packed nibbles
+     * (low nibbles of both, then high) in {@link IntDots#iq4_XS}.
      */
     short[] nibbleOrder = new short[0];
     /** {@code d·q} per element, the rounded activations as floats. */
@@ -109,7 +112,7 @@ final class QuantizedActivations {
                 q8_KBlock(x, b);
             }
         }
-        if (IntDots.WIDE) {
+        if (IntDots.WIDE && scheme == Scheme.Q8_K) {
             interleavePairs(n);
         }
     }

@@ -40,12 +40,6 @@ class QuantizedActivationsTest {
         assertThat(a.q[32]).isEqualTo((short) 127);
         assertThat(a.q[33]).isEqualTo((short) QuantizedActivations.nearest(-0.15f * (127f / 0.3f)));
         assertThat(a.dequantized[33]).isEqualTo(a.d[1] * a.q[33]);
-        if (IntDots.WIDE) {
-            // for the integer dots: the first halves of both blocks, then their second halves
-            assertThat(a.nibbleOrder[16]).isEqualTo(a.q[32]);
-            assertThat(a.nibbleOrder[17]).isEqualTo(a.q[33]);
-            assertThat(a.nibbleOrder[32]).isEqualTo(a.q[16]);
-        }
     }
 
     @Test
@@ -68,6 +62,12 @@ class QuantizedActivationsTest {
         assertThat(a.q[300]).isEqualTo((short) -127);
         assertThat(a.q[301]).isEqualTo((short) QuantizedActivations.nearest(-127f / -2f * 1f));
         assertThat(a.sums[16 + 2]).isEqualTo(a.q[300] + a.q[301]); // 300 = 256 + 16·2 + 12
+        if (IntDots.WIDE) {
+            // for IQ4_XS's integer dot: the first halves of two sub-blocks, then their second halves
+            assertThat(a.nibbleOrder[5]).isEqualTo((short) -127);
+            assertThat(a.nibbleOrder[33]).isEqualTo((short) -40); // element 17: second half of the first sub-block
+            assertThat(a.nibbleOrder[17]).isEqualTo(a.q[33]);
+        }
     }
 
     @Test
