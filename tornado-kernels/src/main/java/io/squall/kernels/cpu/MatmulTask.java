@@ -28,7 +28,7 @@ final class MatmulTask implements ParallelTask {
     private final float[][] decoded;
     /** Per worker, the broadcast tiles' outputs of one chunk by column, before they go to the output; grows. */
     private final float[][] byColumnOut;
-    /** The input rounded as Q8_0, Q4_0 and IQ4_NL weights want it (llama.cpp's {@code q8_0}). */
+    /** The input rounded as Q8_0 and IQ4_NL weights (and Q4_0's with 256-bit vectors) want it (llama.cpp's {@code q8_0}). */
     private final QuantizedActivations q8_0 = new QuantizedActivations(QuantizedActivations.Scheme.Q8_0);
     /** The input rounded as the K-quants and IQ4_XS want it (llama.cpp's {@code q8_K}). */
     private final QuantizedActivations q8_K = new QuantizedActivations(QuantizedActivations.Scheme.Q8_K);
@@ -87,10 +87,7 @@ final class MatmulTask implements ParallelTask {
             maxCols = Math.max(maxCols, matrices[i].cols());
         }
         firstChunk[matrices.length] = total;
-        quantizeInput(matrices, input, rowsOfInput * matrices[0].cols(), rowsOfInput == 1);
-        if (broadcast) {
-            transposeInputs(matrices, input, rowsOfInput, matrices[0].cols());
-        }
+        prepareInputs(matrices, input, rowsOfInput);
         if (rowsOfInput == 1 && needsBlockSums(matrices)) {
             if (sums.length < maxCols / BlockSums.BLOCK) {
                 sums = new float[maxCols / BlockSums.BLOCK];
@@ -106,44 +103,39 @@ final class MatmulTask implements ParallelTask {
     }
 
     /**
-     * Rounds the input once for each activation scheme the matrices use (they all read the same input);
-     * {@code integerDots} when one activation row takes {@link #intRows}.
+     * Rounds the input once for each activation scheme the matrices use (they all read the same input), with the
+     * levels the integer dots read only for one activation row; for the broadcast tiles, lays out by column each
+     * input the matrices read (the input itself, or its rounding for their scheme).
      */
-    private void quantizeInput(WeightMatrix[] matrices, float[] input, int n, boolean integerDots) {
+    private void prepareInputs(WeightMatrix[] matrices, float[] input, int rowsOfInput) {
+        boolean plain = false;
         boolean want8_0 = false;
         boolean want8_K = false;
         for (WeightMatrix w : matrices) {
-            QuantizedActivations.Scheme scheme = QuantizedActivations.Scheme.of(w.type());
-            want8_0 |= scheme == QuantizedActivations.Scheme.Q8_0;
-            want8_K |= scheme == QuantizedActivations.Scheme.Q8_K;
-        }
-        if (want8_0) {
-            q8_0.quantize(input, n, integerDots);
-        }
-        if (want8_K) {
-            q8_K.quantize(input, n, integerDots);
-        }
-    }
-
-    /** Lays out by column each input the matrices read: the input itself, or its rounding for their scheme. */
-    private void transposeInputs(WeightMatrix[] matrices, float[] input, int rowsOfInput, int cols) {
-        boolean plain = false;
-        boolean rounded8_0 = false;
-        boolean rounded8_K = false;
-        for (WeightMatrix w : matrices) {
             switch (QuantizedActivations.Scheme.of(w.type())) {
                 case NONE -> plain = true;
-                case Q8_0 -> rounded8_0 = true;
-                case Q8_K -> rounded8_K = true;
+                case Q8_0 -> want8_0 = true;
+                case Q8_K -> want8_K = true;
             }
+        }
+        int cols = matrices[0].cols();
+        boolean integerDots = rowsOfInput == 1;
+        if (want8_0) {
+            q8_0.quantize(input, rowsOfInput * cols, integerDots);
+        }
+        if (want8_K) {
+            q8_K.quantize(input, rowsOfInput * cols, integerDots);
+        }
+        if (!broadcast) {
+            return;
         }
         if (plain) {
             inputByColumn.transpose(input, rowsOfInput, cols);
         }
-        if (rounded8_0) {
+        if (want8_0) {
             q8_0ByColumn.transpose(q8_0.dequantized, rowsOfInput, cols);
         }
-        if (rounded8_K) {
+        if (want8_K) {
             q8_KByColumn.transpose(q8_K.dequantized, rowsOfInput, cols);
         }
     }
