@@ -42,9 +42,10 @@ for graph in "${graphs[@]}"; do
   python3 - "$out/graph-$n.json" "$graph" <<'EOF'
 import json, sys
 r = json.load(open(sys.argv[1]))
-t, i = r["ttft_ms"], r["itl_ms"]
+t, i, o = r["ttft_ms"], r["itl_ms"], r["tpot_ms"]
 print(f"{sys.argv[2]}: TTFT mean/p50/p90/p99 {t['mean']/1000:.2f}/{t['p50']/1000:.2f}/{t['p90']/1000:.2f}/{t['p99']/1000:.2f} s"
-      f"  ITL mean/p90/p99 {i['mean']:.1f}/{i['p90']:.1f}/{i['p99']:.1f} ms  latency {r['latency_ms']['mean']/1000:.2f} s"
+      f"  ITL mean/p90/p99 {i['mean']:.1f}/{i['p90']:.1f}/{i['p99']:.1f} ms"
+      f"  TPOT mean/p90/p99 {o['mean']:.1f}/{o['p90']:.1f}/{o['p99']:.1f} ms  latency {r['latency_ms']['mean']/1000:.2f} s"
       f"  output {r['output_tokens_per_second']:.0f} tokens/s  errors {r['errors']}  send lag p99 {r['send_lag_ms']['p99']:.0f} ms")
 EOF
 done

@@ -74,14 +74,22 @@ public final class Report {
         }
     }
 
-    /** Milliseconds of the successful requests' TTFTs, ITLs and latencies, in the run's (simulated) time. */
-    record Samples(double[] ttftMs, double[] itlMs, double[] latencyMs) {
+    /**
+     * Milliseconds of the successful requests' TTFTs, ITLs, TPOTs and latencies, in the run's (simulated) time. The ITLs
+     * are every gap between two tokens of every request, pooled; the TPOTs are one per request of two tokens or more,
+     * (latency − TTFT) / (output tokens − 1): vLLM's "TPOT", which AIPerf and genai-perf call "inter-token latency".
+     * Their tails differ: a stall of one step is 1 gap in the pool, but it raises the TPOT of every request it holds.
+     */
+    record Samples(double[] ttftMs, double[] itlMs, double[] tpotMs, double[] latencyMs) {
         static Samples of(Run run, double speedup) {
             List<Outcome> ok = run.outcomes().stream().filter(Outcome::ok).toList();
             LongList itl = new LongList();
             ok.forEach(o -> itl.addAll(o.itlNanos()));
+            long[] tpot = ok.stream().filter(o -> o.ttftNanos() >= 0 && o.outputTokens() > 1)
+                    .mapToLong(o -> (o.latencyNanos() - o.ttftNanos()) / (o.outputTokens() - 1)).toArray();
             return new Samples(millis(ok.stream().mapToLong(Outcome::ttftNanos).filter(t -> t >= 0).toArray(), speedup),
-                    millis(itl.toArray(), speedup), millis(ok.stream().mapToLong(Outcome::latencyNanos).toArray(), speedup));
+                    millis(itl.toArray(), speedup), millis(tpot, speedup),
+                    millis(ok.stream().mapToLong(Outcome::latencyNanos).toArray(), speedup));
         }
 
         private static double[] millis(long[] nanos, double speedup) {
@@ -95,7 +103,7 @@ public final class Report {
     }
 
     /**
-     * The report object: requests, errors, duration_s, ttft_ms, itl_ms, latency_ms, throughputs, error_kinds,
+     * The report object: requests, errors, duration_s, ttft_ms, itl_ms, tpot_ms, latency_ms, throughputs, error_kinds,
      * the prompt-cache hit rate (the cached tokens by tier when every request said where they came from) and its
      * ceiling (with the router's efficiency, their ratio) and per-request routing.
      */
@@ -110,6 +118,7 @@ public final class Report {
         report.put("duration_s", round(seconds));
         report.put("ttft_ms", summary(samples.ttftMs()));
         report.put("itl_ms", summary(samples.itlMs()));
+        report.put("tpot_ms", summary(samples.tpotMs()));
         report.put("latency_ms", summary(samples.latencyMs()));
         report.put("output_tokens_per_second", round(tokens / seconds));
         report.put("requests_per_second", round((run.results().size() - errors) / seconds));
@@ -160,6 +169,7 @@ public final class Report {
             entry.put("ceiling_cached_tokens", best);
             entry.put("ttft_ms", outcome.ttftNanos() < 0 ? null : round(outcome.ttftNanos() / 1e6 * options.speedup()));
             entry.put("latency_ms", round(outcome.latencyNanos() / 1e6 * options.speedup()));
+            entry.put("output_tokens", outcome.outputTokens());
             if (served.migrations() > 0) {
                 entry.put("migrations", served.migrations());
             }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.squall.functions.api.CacheSources;
 import org.junit.jupiter.api.Test;
 
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -59,6 +60,29 @@ class ReportTest {
         Map<String, Map<String, Long>> byWorker = (Map<String, Map<String, Long>>) routing.get("by_worker");
         assertThat(byWorker.get("a")).containsEntry("requests", 2L).containsEntry("cached_tokens", 64L);
         assertThat((List<?>) routing.get("requests")).hasSize(4);
+    }
+
+    @Test
+    void tpotIsOneFigurePerRequestWhereTheItlPoolsEveryGap() {
+        // Request a: 9 gaps of 10 ms. Request b: 3 tokens whose second waited 400 ms behind another prompt's chunk.
+        long[] even = new long[9];
+        Arrays.fill(even, 10_000_000);
+        Outcome a = new Outcome(20_000_000, even, 110_000_000, 10, "", null, Outcome.Served.UNKNOWN);
+        Outcome b = new Outcome(20_000_000, new long[] {400_000_000, 10_000_000}, 430_000_000, 3, "", null,
+                Outcome.Served.UNKNOWN);
+        Outcome oneToken = new Outcome(20_000_000, new long[0], 20_000_000, 1, "", null, Outcome.Served.UNKNOWN);
+        Report.Run run = new Report.Run(List.of(new Report.Result(null, 0, 0, a), new Report.Result(null, 1, 0, b),
+                new Report.Result(null, 2, 0, oneToken), failed(3, "HTTP 503: overloaded")), 1_000_000_000L);
+        Map<String, Object> report = Report.of(run, Report.Options.wallClock());
+        @SuppressWarnings("unchecked")
+        Map<String, Double> itl = (Map<String, Double>) report.get("itl_ms");
+        @SuppressWarnings("unchecked")
+        Map<String, Double> tpot = (Map<String, Double>) report.get("tpot_ms");
+        assertThat(itl.get("p90")).isEqualTo(10.0); // the stall is 1 gap of 11
+        assertThat(itl.get("p99")).isEqualTo(400.0);
+        assertThat(tpot.get("p50")).isEqualTo(10.0); // (110 − 20) / 9
+        assertThat(tpot.get("p99")).isEqualTo(205.0); // (430 − 20) / 2; the one-token request has none
+        assertThat(tpot.get("mean")).isEqualTo(107.5);
     }
 
     @Test
