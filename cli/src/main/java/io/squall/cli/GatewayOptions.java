@@ -62,7 +62,8 @@ final class GatewayOptions {
     @Option(names = "--router-profile",
             description = "kv and kv-approx routers: the workers' profile (squall bench profile), to cost each route in "
                     + "predicted milliseconds (queued prefill, the prompt's uncached tokens, its output at the batch's "
-                    + "ITL) instead of weighted blocks")
+                    + "ITL, and the delay its prefill and decode add to the sequences already there) instead of "
+                    + "weighted blocks")
     Path routerProfile;
 
     @Option(names = "--router-temperature", defaultValue = "0",

@@ -13,8 +13,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The KV-aware cost of DESIGN §6 and the pick by it, shared by the policies that learn overlaps from workers' KV
  * events ({@link KvRoutingPolicy}) and from their own decisions ({@link ApproximateKvPolicy}): each worker costs
- * {@code overlapWeight × prefillBlocks + decodeBlocks}, or, given the workers' {@link WorkerLatency}, the request's
- * predicted latency there in milliseconds ({@link #predictedMs}); the lowest cost wins (ties: fewer sequences,
+ * {@code overlapWeight × prefillBlocks + decodeBlocks}, or, given the workers' {@link WorkerLatency}, the milliseconds
+ * the request would add to the latencies of all requests there ({@link #predictedMs}); the lowest cost wins (ties: fewer sequences,
  * then a rotating start), or with a temperature a softmax over the negated costs picks. Thread-safe.
  *
  * <p>Why time and not blocks: a block to prefill and a block that decodes weigh the same in blocks, but with long
@@ -78,9 +78,11 @@ final class KvCost {
     }
 
     /**
-     * The request's latency on {@code worker} as its speed predicts it: the prompts sent there and not yet
-     * prefilled (as many prompts of their mean length), then its own uncached tokens, then its output at the ITL
-     * of the batch it joins (one more sequence, the batch's mean context with its prompt added).
+     * The milliseconds the request adds to all requests' latencies on {@code worker}, as its speed predicts them.
+     * Its own: the prompts sent there and not yet prefilled (as many prompts of their mean length), then its own
+     * uncached tokens, then its output at the ITL of the batch it joins (one more sequence, the batch's mean context
+     * with its prompt added). The others': each sequence decoding there waits through the steps that prefill its
+     * prompt, and decodes at that slower ITL while it runs beside them.
      */
     static double predictedMs(WorkerLatency latency, WorkerInstance worker, InFlight load, double prefillBlocks,
                               int promptBlocks, int maxTokens) {
@@ -90,9 +92,12 @@ final class KvCost {
                 : ahead.requests() * latency.prefillMs(ahead.tokens() / (double) ahead.requests());
         double own = prefillBlocks > 0 ? latency.prefillMs(prefillBlocks * blockSize) : 0;
         long sequences = load.sequences(worker);
-        double context = (load.activeBlocks(worker) + promptBlocks) * (double) blockSize / (sequences + 1);
-        double decode = Math.min(maxTokens, MAX_COSTED_OUTPUT) * latency.itlMs(sequences + 1, context);
-        return queued + own + decode;
+        double active = load.activeBlocks(worker) * (double) blockSize;
+        double context = (active + promptBlocks * (double) blockSize) / (sequences + 1);
+        int tokens = Math.min(maxTokens, MAX_COSTED_OUTPUT);
+        double itl = latency.itlMs(sequences + 1, context);
+        double slower = sequences == 0 ? 0 : itl - latency.itlMs(sequences, active / sequences);
+        return queued + own + tokens * itl + sequences * (own + tokens * Math.max(0, slower));
     }
 
     private WorkerInstance sample(List<WorkerInstance> workers, double[] costs) {

@@ -12,10 +12,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.offset;
 
 /**
- * The router's cost in blocks against its cost in predicted time, on a returning turn of a long conversation: the
- * worker that holds the history also decodes more.
+ * The router's cost in blocks against its cost in predicted time, on a returning turn of a long conversation (the
+ * worker that holds the history also decodes more) and on a prompt that shares only a small prefix with a busy worker.
  */
 class KvCostTest {
 
@@ -65,6 +66,26 @@ class KvCostTest {
         queued.forEach(request -> load.prefillEnded(holder.id(), request));
         assertThat(load.prefilling(holder)).isEqualTo(InFlight.Prefilling.NONE);
         assertThat(time.pick(List.of(holder, other), load, scores, OUTPUT).worker()).isEqualTo(holder);
+    }
+
+    @Test
+    void aPromptThatMostlyMissesGoesToTheIdleWorkerRatherThanStallTheSequencesBesideASmallPrefix() {
+        // 250 of the prompt's 770 blocks cached on a worker decoding four sequences, nothing on an idle one
+        WorkerInstance busy = worker(3, 4, 1200);
+        WorkerInstance idle = worker(4, 0, 0);
+        OverlapScores partial = OverlapScores.builder(PROMPT_BLOCKS)
+                .depths(busy.id().workerId(), new int[] {250, 250, 250, 250}, 0)
+                .build();
+        InFlight load = new InFlight();
+        double ownOnBusy = 520 * 16 / 12.0 + OUTPUT * GPU.itlMs(5, (1200 + PROMPT_BLOCKS) * 16 / 5.0);
+        double ownOnIdle = PROMPT_BLOCKS * 16 / 12.0 + OUTPUT * GPU.itlMs(1, PROMPT_BLOCKS * 16);
+        assertThat(ownOnBusy).isLessThan(ownOnIdle); // by its own latency alone it would join the busy worker
+        KvCost time = new KvCost(KvRoutingPolicy.Config.defaults().withLatency(GPU));
+        assertThat(time.pick(List.of(busy, idle), load, partial, OUTPUT).worker()).isEqualTo(idle);
+        // the four sequences each wait through its 693 ms of prefill, then decode slower beside it
+        double slower = GPU.itlMs(5, (1200 + PROMPT_BLOCKS) * 16 / 5.0) - GPU.itlMs(4, 1200 * 16 / 4.0);
+        assertThat(time.cost(busy, load, partial, OUTPUT))
+                .isCloseTo(ownOnBusy + 4 * (520 * 16 / 12.0 + OUTPUT * slower), offset(1e-6));
     }
 
     @Test
