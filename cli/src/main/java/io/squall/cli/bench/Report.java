@@ -75,10 +75,11 @@ public final class Report {
     }
 
     /**
-     * Milliseconds of the successful requests' TTFTs, ITLs, TPOTs and latencies, in the run's (simulated) time. The ITLs
-     * are every gap between two tokens of every request, pooled; the TPOTs are one per request of two tokens or more,
-     * (latency − TTFT) / (output tokens − 1): vLLM's "TPOT", which AIPerf and genai-perf call "inter-token latency".
-     * Their tails differ: a stall of one step is 1 gap in the pool, but it raises the TPOT of every request it holds.
+     * Milliseconds of the successful requests' TTFTs, ITLs, TPOTs and latencies, in the run's (simulated) time. The
+     * ITLs are every gap between two tokens of every request, pooled; the TPOTs are one per request of two tokens or
+     * more, (latency − TTFT) / (output tokens − 1): vLLM's "TPOT", which AIPerf and genai-perf call "inter-token
+     * latency". Their tails differ: a stall of one step is 1 gap in the pool, but it raises the TPOT of every request
+     * it holds.
      */
     record Samples(double[] ttftMs, double[] itlMs, double[] tpotMs, double[] latencyMs) {
         static Samples of(Run run, double speedup) {
@@ -103,9 +104,9 @@ public final class Report {
     }
 
     /**
-     * The report object: requests, errors, duration_s, ttft_ms, itl_ms, tpot_ms, latency_ms, throughputs, error_kinds,
-     * the prompt-cache hit rate (the cached tokens by tier when every request said where they came from) and its
-     * ceiling (with the router's efficiency, their ratio) and per-request routing.
+     * The report object: requests, errors, duration_s, ttft_ms, itl_ms, tpot_ms, latency_ms, throughputs,
+     * error_kinds, the prompt-cache hit rate (the cached tokens by tier when every request said where they came from)
+     * and its ceiling (with the router's efficiency, their ratio) and per-request routing.
      */
     public static Map<String, Object> of(Run run, Options options) {
         Samples samples = Samples.of(run, options.speedup());

@@ -64,7 +64,7 @@ class ReportTest {
 
     @Test
     void tpotIsOneFigurePerRequestWhereTheItlPoolsEveryGap() {
-        // Request a: 9 gaps of 10 ms. Request b: 3 tokens whose second waited 400 ms behind another prompt's chunk.
+        // Request a: 9 gaps of 10 ms. Request b: 3 tokens, the second 400 ms behind another prompt's chunk.
         long[] even = new long[9];
         Arrays.fill(even, 10_000_000);
         Outcome a = new Outcome(20_000_000, even, 110_000_000, 10, "", null, Outcome.Served.UNKNOWN);

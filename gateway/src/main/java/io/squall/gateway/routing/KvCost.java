@@ -13,9 +13,10 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The KV-aware cost of DESIGN §6 and the pick by it, shared by the policies that learn overlaps from workers' KV
  * events ({@link KvRoutingPolicy}) and from their own decisions ({@link ApproximateKvPolicy}): each worker costs
- * {@code overlapWeight × prefillBlocks + decodeBlocks}, or, given the workers' {@link WorkerLatency}, the milliseconds
- * the request would add to the latencies of all requests there ({@link #predictedMs}); the lowest cost wins (ties: fewer sequences,
- * then a rotating start), or with a temperature a softmax over the negated costs picks. Thread-safe.
+ * {@code overlapWeight × prefillBlocks + decodeBlocks}, or, given the workers' {@link WorkerLatency}, the
+ * milliseconds the request would add to the latencies of all requests there ({@link #predictedMs}); the lowest cost
+ * wins (ties: fewer sequences, then a rotating start), or with a temperature a softmax over the negated costs picks.
+ * Thread-safe.
  *
  * <p>Why time and not blocks: a block to prefill and a block that decodes weigh the same in blocks, but with long
  * prompts recomputing a 12k-token history costs about a second of a worker while holding its blocks through a
