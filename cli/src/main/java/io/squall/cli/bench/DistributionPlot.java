@@ -11,7 +11,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 
-/** Draws histograms of TTFT, ITL and latency side by side into a PNG, with Java2D in headless mode. */
+/** Draws histograms of TTFT, ITL, TPOT and latency side by side into a PNG, with Java2D in headless mode. */
 final class DistributionPlot {
 
     private static final int PANEL_WIDTH = 420;
@@ -25,7 +25,7 @@ final class DistributionPlot {
     static void write(Report.Run run, double speedup, String title, Path png) {
         System.setProperty("java.awt.headless", "true");
         Report.Samples samples = Report.Samples.of(run, speedup);
-        BufferedImage image = new BufferedImage(PANEL_WIDTH * 3, HEIGHT, BufferedImage.TYPE_INT_RGB);
+        BufferedImage image = new BufferedImage(PANEL_WIDTH * 4, HEIGHT, BufferedImage.TYPE_INT_RGB);
         Graphics2D g = image.createGraphics();
         try {
             g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
@@ -36,7 +36,8 @@ final class DistributionPlot {
             g.drawString(title, 10, 15);
             panel(g, 0, "TTFT (ms)", samples.ttftMs(), new Color(0x1f77b4));
             panel(g, PANEL_WIDTH, "ITL (ms)", samples.itlMs(), new Color(0xff7f0e));
-            panel(g, 2 * PANEL_WIDTH, "latency (ms)", samples.latencyMs(), new Color(0x2ca02c));
+            panel(g, 2 * PANEL_WIDTH, "TPOT, per request (ms)", samples.tpotMs(), new Color(0x9467bd));
+            panel(g, 3 * PANEL_WIDTH, "latency (ms)", samples.latencyMs(), new Color(0x2ca02c));
         } finally {
             g.dispose();
         }
