@@ -82,10 +82,10 @@ class KvCostTest {
         assertThat(ownOnBusy).isLessThan(ownOnIdle); // by its own latency alone it would join the busy worker
         KvCost time = new KvCost(KvRoutingPolicy.Config.defaults().withLatency(GPU));
         assertThat(time.pick(List.of(busy, idle), load, partial, OUTPUT).worker()).isEqualTo(idle);
-        // the four sequences each wait through its 693 ms of prefill, then decode slower beside it
+        // the four sequences each wait through its 693 ms of prefill, then decode slower beside half its output
         double slower = GPU.itlMs(5, (1200 + PROMPT_BLOCKS) * 16 / 5.0) - GPU.itlMs(4, 1200 * 16 / 4.0);
         assertThat(time.cost(busy, load, partial, OUTPUT))
-                .isCloseTo(ownOnBusy + 4 * (520 * 16 / 12.0 + OUTPUT * slower), offset(1e-6));
+                .isCloseTo(ownOnBusy + 4 * (520 * 16 / 12.0 + OUTPUT / 2.0 * slower), offset(1e-6));
     }
 
     @Test
