@@ -14,10 +14,15 @@ final class ColumnActivations {
     /** Activation rows held. */
     int rows;
 
+    /** The stride of {@code rows} activation rows: rounded up to a multiple of the lanes. */
+    static int strideFor(int rows) {
+        return Math.ceilDiv(rows, Lanes.L) * Lanes.L;
+    }
+
     /** Lays out {@code rows} rows of {@code cols} values from {@code x} (row-major) by column. */
     void transpose(float[] x, int rows, int cols) {
         this.rows = rows;
-        this.stride = Math.ceilDiv(rows, Lanes.L) * Lanes.L;
+        this.stride = strideFor(rows);
         int n = stride * cols;
         if (values.length < n) {
             values = new float[n];

@@ -28,13 +28,19 @@ final class MatmulTask implements ParallelTask {
     private final float[][] decoded;
     /** Per worker, the broadcast tiles' outputs of one chunk by column, before they go to the output; grows. */
     private final float[][] byColumnOut;
-    /** The input rounded as Q8_0 and IQ4_NL weights (and Q4_0's with 256-bit vectors) want it (llama.cpp's {@code q8_0}). */
+    /**
+     * The input rounded as Q8_0 and IQ4_NL weights (and Q4_0's with 256-bit vectors) want it (llama.cpp's
+     * {@code q8_0}).
+     */
     private final QuantizedActivations q8_0 = new QuantizedActivations(QuantizedActivations.Scheme.Q8_0);
     /** The input rounded as the K-quants and IQ4_XS want it (llama.cpp's {@code q8_K}). */
     private final QuantizedActivations q8_K = new QuantizedActivations(QuantizedActivations.Scheme.Q8_K);
     /** {@link BlockSums} of the activation row for the float Q4_K/Q5_K dot at batch 1; grows, never shrinks. */
     private float[] sums = new float[0];
-    /** The input, and each rounding of it, by column for the broadcast tiles (batches of {@link TiledMatmul#BROADCAST_MIN_BATCH} on). */
+    /**
+     * The input, and each rounding of it, by column for the broadcast tiles (batches of
+     * {@link TiledMatmul#BROADCAST_MIN_BATCH} on).
+     */
     private final ColumnActivations inputByColumn = new ColumnActivations();
     private final ColumnActivations q8_0ByColumn = new ColumnActivations();
     private final ColumnActivations q8_KByColumn = new ColumnActivations();
@@ -74,6 +80,7 @@ final class MatmulTask implements ParallelTask {
             chunkRows = new int[matrices.length];
         }
         int maxCols = 0;
+        int maxChunkRows = 0;
         int total = 0;
         int chunksEach = rowsOfInput == 1 ? decodeChunksPerMatrix : chunksPerMatrix;
         broadcast = TiledMatmul.BROADCAST && rowsOfInput >= TiledMatmul.BROADCAST_MIN_BATCH;
@@ -83,6 +90,7 @@ final class MatmulTask implements ParallelTask {
             int perChunk = Math.ceilDiv(Math.ceilDiv(rows, chunksEach), tileRows) * tileRows;
             firstChunk[i] = total;
             chunkRows[i] = perChunk;
+            maxChunkRows = Math.max(maxChunkRows, perChunk);
             total += Math.ceilDiv(rows, perChunk);
             maxCols = Math.max(maxCols, matrices[i].cols());
         }
@@ -94,9 +102,13 @@ final class MatmulTask implements ParallelTask {
             }
             BlockSums.of(input, 0, maxCols, sums);
         }
+        int byColumnSize = broadcast ? maxChunkRows * ColumnActivations.strideFor(rowsOfInput) : 0;
         for (int t = 0; t < decoded.length; t++) {
             if (decoded[t].length < tileRows * maxCols) {
                 decoded[t] = new float[tileRows * maxCols];
+            }
+            if (byColumnOut[t].length < byColumnSize) {
+                byColumnOut[t] = new float[byColumnSize];
             }
         }
         return total;
@@ -148,6 +160,11 @@ final class MatmulTask implements ParallelTask {
         };
     }
 
+    /** The by-column layout of the input a matmul with {@code rounded} activations (null: float) reads. */
+    private ColumnActivations byColumn(QuantizedActivations rounded) {
+        return rounded == null ? inputByColumn : rounded == q8_0 ? q8_0ByColumn : q8_KByColumn;
+    }
+
     /** Drops the references to the last call's operands. */
     void clear() {
         ws = null;
@@ -171,12 +188,7 @@ final class MatmulTask implements ParallelTask {
         }
         float[] input = rounded == null ? x : rounded.dequantized;
         if (broadcast) {
-            ColumnActivations byColumn = rounded == null ? inputByColumn : rounded == q8_0 ? q8_0ByColumn : q8_KByColumn;
-            int size = (r1 - r0) * byColumn.stride;
-            if (byColumnOut[worker].length < size) {
-                byColumnOut[worker] = new float[size];
-            }
-            broadcastRows(w, byColumn, input, outs[i], r0, r1, decoded[worker], byColumnOut[worker]);
+            broadcastRows(w, byColumn(rounded), input, outs[i], r0, r1, decoded[worker], byColumnOut[worker]);
         } else {
             rows(w, input, outs[i], batch, r0, r1, decoded[worker], sums);
         }
@@ -221,8 +233,8 @@ final class MatmulTask implements ParallelTask {
      * row count those stores all fall in one L1 set (so stored, 2048x768 at batch 64 ran slower than the 4×4 tiles and
      * 2000x768 1.3× faster).
      */
-    private static void broadcastRows(WeightMatrix w, ColumnActivations byColumn, float[] x, float[] out, int r0, int r1,
-                                      float[] buffer, float[] byColumnOut) {
+    private static void broadcastRows(WeightMatrix w, ColumnActivations byColumn, float[] x, float[] out, int r0,
+                                      int r1, float[] buffer, float[] byColumnOut) {
         MemorySegment seg = w.data();
         long rowBytes = w.rowBytes();
         int cols = w.cols();

@@ -10,11 +10,11 @@ import static io.squall.kernels.cpu.Lanes.L;
 /**
  * Activation rows rounded to 8 bits per block, as llama.cpp rounds them before every product with a
  * quantized weight: {@link Scheme#Q8_0} (blocks of 32, {@code d = max|x| / 127} rounded to f16, the
- * AVX2 {@code quantize_row_q8_0}) for Q8_0, IQ4_NL and (with 256-bit vectors) Q4_0 weights, {@link Scheme#Q8_K} (blocks of 256,
- * {@code d = max / −127} in f32, {@code quantize_row_q8_K_ref}) for Q2_K to Q6_K and IQ4_XS. Both round to
- * nearest, ties to even. Integer dots ({@link IntDots}, one activation row) read {@link #q} and the block
- * scales; the tiled path of larger batches reads {@link #dequantized}, the same rounded values as floats, so every batch
- * size computes the same products.
+ * AVX2 {@code quantize_row_q8_0}) for Q8_0, IQ4_NL and (with 256-bit vectors) Q4_0 weights, {@link Scheme#Q8_K}
+ * (blocks of 256, {@code d = max / −127} in f32, {@code quantize_row_q8_K_ref}) for Q2_K to Q6_K and IQ4_XS. Both
+ * round to nearest, ties to even. Integer dots ({@link IntDots}, one activation row) read {@link #q} and the block
+ * scales; the tiled path of larger batches reads {@link #dequantized}, the same rounded values as floats, so every
+ * batch size computes the same products.
  *
  * <p>One instance per scheme per {@link MatmulTask}; arrays grow and are reused. Written by the
  * thread that prepares a matmul, then only read by the pool's workers (the pool's run publishes them).
@@ -184,8 +184,9 @@ final class QuantizedActivations {
     }
 
     /**
-     * {@link #dequantized} alone, a vector at a time, bit for bit what the block loops give: {@code (v + MAGIC) − MAGIC}
-     * is {@link #nearest} as a float, and the scale and its product are the same float operations.
+     * {@link #dequantized} alone, a vector at a time, bit for bit what the block loops give:
+     * {@code (v + MAGIC) − MAGIC} is {@link #nearest} as a float, and the scale and its product are the same float
+     * operations.
      */
     private void roundedFloats(float[] x, int n) {
         int block = scheme.block;

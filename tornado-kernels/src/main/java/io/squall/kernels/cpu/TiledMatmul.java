@@ -20,7 +20,7 @@ import static io.squall.kernels.cpu.Lanes.L;
  */
 final class TiledMatmul {
 
-    /** Whether the broadcast tiles run here: 16 accumulators, 2 activation vectors and a broadcast want 32 registers. */
+    /** Whether the broadcast tiles run here: 16 accumulators, 2 activation vectors and a broadcast use 32 registers. */
     static final boolean BROADCAST = L == 16;
     /** Fewest activation rows for the broadcast tiles: two vectors of them. */
     static final int BROADCAST_MIN_BATCH = 2 * L;
