@@ -4,8 +4,8 @@
 #   bench/router-sweep.sh TRACE OUT_DIR "RATES" "POLICIES" [WALL_TOKENS_PER_S]
 #
 # TRACE is a Mooncake-format JSONL file; RATES are --rate-scale values; POLICIES are --router names, a kv one
-# optionally with its overlap weight as kv:W, or costing in predicted time by the profile as kv+time (also
-# kv-approx+time). Each rate runs at the --speedup that keeps the machine's own output near WALL_TOKENS_PER_S
+# optionally with its overlap weight as kv:W, costing in weighted blocks, or in predicted time by the profile as
+# kv+time (also kv-approx+time). Each rate runs at the --speedup that keeps the machine's own output near WALL_TOKENS_PER_S
 # (default 1500) wall-clock tokens a second: the gateway's and the load generator's cost per streamed token,
 # not the simulated GPUs, is what bounds a small host. Writes OUT_DIR/POLICY-RATE.json
 # (squall bench serve reports) and prints one line per run; bench/plot-sweep.py draws them.
@@ -38,7 +38,7 @@ for rate in $rates; do
   for policy in $policies; do
     name=${policy%%[:+]*}
     weight=1
-    cost=()
+    cost=(--router-profile none)
     case $policy in
       *:*) weight=${policy#*:} ;;
       *+time) cost=(--router-profile "$profile") ;;

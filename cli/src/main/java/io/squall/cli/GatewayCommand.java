@@ -50,7 +50,7 @@ final class GatewayCommand implements Callable<Integer> {
         Cluster cluster = Cluster.join(host, gridPort, join, secret);
         GgufFile file = GgufFile.open(path);
         String name = gateway.modelId(path);
-        GatewayOptions.FrontDoor front = gateway.start(host, name, file.metadata(), cluster);
+        GatewayOptions.FrontDoor front = gateway.start(host, name, file.metadata(), cluster, null);
         System.err.println("squall gateway: serving " + name + " from the workers of cluster member " + cluster.address()
                 + "; OpenAI API on http://" + host + ":" + front.server().httpPort() + "/v1");
         // SIGTERM: /readyz turns 503 and new requests are refused while those in flight finish, then the gateway stops

@@ -59,12 +59,12 @@ final class GatewayOptions {
             description = "kv router: weight of prefill work against decode load (default: ${DEFAULT-VALUE})")
     double overlapWeight;
 
-    @Option(names = "--router-profile",
+    @Option(names = "--router-profile", paramLabel = "P.json|none",
             description = "kv and kv-approx routers: the workers' profile (squall bench profile), to cost each route in "
                     + "predicted milliseconds (queued prefill, the prompt's uncached tokens, its output at the batch's "
                     + "ITL, and the delay its prefill and decode add to the sequences already there) instead of "
-                    + "weighted blocks")
-    Path routerProfile;
+                    + "weighted blocks; squall serve routes by its workers' --profile unless this says none")
+    String routerProfile;
 
     @Option(names = "--router-temperature", defaultValue = "0",
             description = "kv router: 0 picks the lowest cost, above 0 samples by a softmax of the costs (default: ${DEFAULT-VALUE})")
@@ -92,6 +92,9 @@ final class GatewayOptions {
     /** How often a gateway publishes its traffic for planners. */
     private static final Duration TRAFFIC_PERIOD = Duration.ofSeconds(1);
 
+    /** {@code --router-profile none}: cost routes in weighted blocks even where the workers' profile is known. */
+    private static final String NO_PROFILE = "none";
+
     /** A running gateway, the route it sends requests by and its traffic publisher; closing stops them. */
     record FrontDoor(GatewayServer server, RoutedGenerateService route, ScheduledExecutorService traffic)
             implements AutoCloseable {
@@ -113,15 +116,24 @@ final class GatewayOptions {
     }
 
     /**
-     * Starts the gateway on {@code host} for one model whose tokenizer and chat template come from
-     * {@code metadata}, routing its requests by {@code --router} over the workers the cluster's discovery reports,
-     * proving the cluster's secret to them.
+     * The kv routers' cost: in predicted time by {@code --router-profile}, else by {@code workersProfile} (the profile
+     * the workers were started with; null when none is known), else in weighted blocks.
      */
-    FrontDoor start(String host, String modelName, GgufMetadata metadata, Cluster cluster) {
+    KvRoutingPolicy.Config kvConfig(Path workersProfile) {
         KvRoutingPolicy.Config blocks = new KvRoutingPolicy.Config(overlapWeight,
                 KvRoutingPolicy.Config.defaults().lowerTierWeight(), routerTemperature, null);
-        KvRoutingPolicy.Config kvConfig = routerProfile == null ? blocks
-                : blocks.withLatency(ProfileLatency.of(ProfileFiles.read(routerProfile)));
+        Path profile = routerProfile == null ? workersProfile
+                : routerProfile.equals(NO_PROFILE) ? null : Path.of(routerProfile);
+        return profile == null ? blocks : blocks.withLatency(ProfileLatency.of(ProfileFiles.read(profile)));
+    }
+
+    /**
+     * Starts the gateway on {@code host} for one model whose tokenizer and chat template come from
+     * {@code metadata}, routing its requests by {@code --router} over the workers the cluster's discovery reports,
+     * proving the cluster's secret to them, with the kv routers' cost of {@link #kvConfig}.
+     */
+    FrontDoor start(String host, String modelName, GgufMetadata metadata, Cluster cluster, Path workersProfile) {
+        KvRoutingPolicy.Config kvConfig = kvConfig(workersProfile);
         List<String> keys = apiKeys == null ? List.of() : GatewayConfig.readApiKeys(apiKeys);
         GatewayConfig config = GatewayConfig.defaults()
                 .withListen(new GatewayConfig.Listen(host, httpPort, rsocketPort, rsocketWebSocketPort))

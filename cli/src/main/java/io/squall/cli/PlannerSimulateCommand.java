@@ -105,7 +105,7 @@ final class PlannerSimulateCommand implements Callable<Integer> {
         GatewayOptions gatewayOptions = GatewayOptions.ephemeral();
         List<Decision> decisions = Collections.synchronizedList(new ArrayList<>());
         Report.Run run;
-        try (GatewayOptions.FrontDoor front = gatewayOptions.start("127.0.0.1", "mock", mock.metadata(), cluster)) {
+        try (GatewayOptions.FrontDoor front = gatewayOptions.start("127.0.0.1", "mock", mock.metadata(), cluster, null)) {
             Map<Pool, Integer> initial = new EnumMap<>(Pool.class);
             config.pools().forEach((pool, bounds) -> initial.put(pool, fixed == null ? bounds.min()
                     : fixed.getOrDefault(pool.name().toLowerCase(Locale.ROOT), bounds.min())));

@@ -142,7 +142,7 @@ final class ServeCommand implements Callable<Integer> {
             System.err.println("squall serve: worker " + i + " (" + roles.get(i).name().toLowerCase(Locale.ROOT)
                     + ") metrics on http://" + host + ":" + worker.port() + "/metrics");
         }
-        GatewayOptions.FrontDoor front = gateway.start(host, gateway.modelId(file), shared.metadata(), cluster);
+        GatewayOptions.FrontDoor front = gateway.start(host, gateway.modelId(file), shared.metadata(), cluster, engine.profile);
         stages.addFirst(front);
         stages.addAll(owned);
         System.err.println("squall serve: " + describe(aggregated) + " serving " + gateway.modelId(file) + " on "
@@ -170,7 +170,7 @@ final class ServeCommand implements Callable<Integer> {
         GgufFile gguf = GgufFile.open(file);
         ClusterSecret secret = clusterSecret.secret();
         Cluster cluster = Cluster.join(host, gridPort, null, secret);
-        GatewayOptions.FrontDoor front = gateway.start(host, gateway.modelId(file), gguf.metadata(), cluster);
+        GatewayOptions.FrontDoor front = gateway.start(host, gateway.modelId(file), gguf.metadata(), cluster, engine.profile);
         Map<Pool, Integer> initial = new EnumMap<>(Pool.class);
         if (disaggregated) {
             initial.put(Pool.PREFILL, prefillWorkers);

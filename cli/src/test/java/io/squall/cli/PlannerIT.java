@@ -60,7 +60,7 @@ class PlannerIT {
         GatewayOptions options = GatewayOptions.ephemeral();
         List<Decision> decisions = Collections.synchronizedList(new ArrayList<>());
         Report.Run run;
-        try (GatewayOptions.FrontDoor front = options.start("127.0.0.1", "mock", engine.metadata(), cluster)) {
+        try (GatewayOptions.FrontDoor front = options.start("127.0.0.1", "mock", engine.metadata(), cluster, null)) {
             connector.scale(Pool.AGGREGATED, 1);
             // the first request must find the worker in the gateway's view (the same discovery the connector reads)
             PlannerSimulateCommand.awaitReady(connector, Map.of(Pool.AGGREGATED, 1));
