@@ -78,35 +78,38 @@ final class KvCost {
         WorkerId id = worker.id().workerId();
         int device = scores.blocks(id, Tier.G1);
         int local = scores.blocks(id, Tier.G3); // G1, G2 or G3: every tier the worker itself can onboard from
-        double cached = device + config.lowerTierWeight() * (local - device);
-        double prefillBlocks = scores.promptBlocks() - cached;
         if (config.latency() == null) {
-            return config.overlapWeight() * prefillBlocks + load.activeBlocks(worker);
+            double cached = device + config.lowerTierWeight() * (local - device);
+            return config.overlapWeight() * (scores.promptBlocks() - cached) + load.activeBlocks(worker);
         }
-        return predictedMs(config.latency(), worker, load, prefillBlocks, scores.promptBlocks(), maxTokens);
+        return predictedMs(config.latency(), worker, load, scores.promptBlocks() - local, local - device,
+                scores.promptBlocks(), maxTokens);
     }
 
     /**
      * The milliseconds the request adds to all requests' latencies on {@code worker}, as its speed predicts them.
-     * Its own: the prompts sent there and not yet prefilled (as many prompts of their mean length), then its own
-     * uncached tokens, then its output at the ITL of the batch it joins (one more sequence, the batch's mean context
-     * with its prompt added). The others': each sequence decoding there waits through the steps that prefill its
-     * prompt, and decodes at that slower ITL while both run ({@link #OVERLAP} of its output).
+     * Its own: the prompts sent there and not yet prefilled (as many prompts of their mean length), then bringing
+     * back its {@code onboardBlocks} from the worker's lower tiers and prefilling its {@code prefillBlocks}, then its
+     * output at the ITL of the batch it joins (one more sequence, the batch's mean context with its prompt added).
+     * The others': each sequence decoding there waits through the steps that prefill its prompt (not through the
+     * onboarding, a copy beside the steps), and decodes at that slower ITL while both run ({@link #OVERLAP} of its
+     * output).
      */
-    static double predictedMs(WorkerLatency latency, WorkerInstance worker, InFlight load, double prefillBlocks,
-                              int promptBlocks, int maxTokens) {
+    static double predictedMs(WorkerLatency latency, WorkerInstance worker, InFlight load, int prefillBlocks,
+                              int onboardBlocks, int promptBlocks, int maxTokens) {
         int blockSize = worker.model().blockSize();
         InFlight.Prefilling ahead = load.prefilling(worker);
         double queued = ahead.requests() == 0 ? 0
                 : ahead.requests() * latency.prefillMs(ahead.tokens() / (double) ahead.requests());
-        double own = prefillBlocks > 0 ? latency.prefillMs(prefillBlocks * blockSize) : 0;
+        double own = prefillBlocks > 0 ? latency.prefillMs((double) prefillBlocks * blockSize) : 0;
+        double onboard = onboardBlocks > 0 ? latency.onboardMs((double) onboardBlocks * blockSize) : 0;
         long sequences = load.sequences(worker);
         double active = load.activeBlocks(worker) * (double) blockSize;
         double context = (active + promptBlocks * (double) blockSize) / (sequences + 1);
         int tokens = Math.min(maxTokens, MAX_COSTED_OUTPUT);
         double itl = latency.itlMs(sequences + 1, context);
         double slower = sequences == 0 ? 0 : itl - latency.itlMs(sequences, active / sequences);
-        return queued + own + tokens * itl + sequences * (own + OVERLAP * tokens * Math.max(0, slower));
+        return queued + onboard + own + tokens * itl + sequences * (own + OVERLAP * tokens * Math.max(0, slower));
     }
 
     private WorkerInstance sample(List<WorkerInstance> workers, double[] costs) {

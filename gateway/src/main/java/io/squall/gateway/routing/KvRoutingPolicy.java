@@ -34,7 +34,7 @@ import java.util.concurrent.locks.LockSupport;
  * {@code overlapWeight × prefillBlocks + decodeBlocks}, where {@code prefillBlocks} is the prompt's blocks
  * minus those the worker holds in G1 (and, counted at {@code lowerTierWeight}, in its G2/G3, which it
  * onboards instead of recomputing) and {@code decodeBlocks} its active KV blocks; or, given the workers'
- * {@link WorkerLatency}, in predicted milliseconds. The lowest cost wins (ties: fewer sequences, then id
+ * {@link WorkerLatency}, in predicted milliseconds (where a G2/G3 block costs its copy back). The lowest cost wins (ties: fewer sequences, then id
  * order), or with a {@code temperature} a softmax over the negated costs picks.
  *
  * <p>Events come from {@link KvEventTopic}; a gap in a worker's event ids is repaired with a snapshot from the
@@ -50,7 +50,7 @@ public final class KvRoutingPolicy implements RoutingPolicy {
      * discovery ({@link ServedModel}), and prompts are hashed as the candidate workers hash their blocks.
      *
      * @param overlapWeight   weight of prefill work against decode load (the cost in blocks)
-     * @param lowerTierWeight how much a block in G2/G3 saves compared to one in G1 (0 to 1)
+     * @param lowerTierWeight how much a block in G2/G3 saves compared to one in G1 (0 to 1; the cost in blocks)
      * @param temperature     0 picks the lowest cost; above 0 samples from a softmax of the negated costs
      * @param latency         the workers' speed, to cost in predicted milliseconds; null costs in blocks
      */

@@ -11,4 +11,10 @@ public interface WorkerLatency {
 
     /** Milliseconds between tokens when {@code sequences} decode at {@code contextTokens} tokens each. */
     double itlMs(double sequences, double contextTokens);
+
+    /**
+     * Milliseconds to bring {@code tokens} cached tokens back from the worker's host memory or disk into its working
+     * pool, a copy that the sequences decoding beside the request do not wait for.
+     */
+    double onboardMs(double tokens);
 }

@@ -16,7 +16,8 @@ import static org.assertj.core.api.Assertions.offset;
 
 /**
  * The router's cost in blocks against its cost in predicted time, on a returning turn of a long conversation (the
- * worker that holds the history also decodes more) and on a prompt that shares only a small prefix with a busy worker.
+ * worker that holds the history also decodes more, in G1 or in host memory) and on a prompt that shares only a small
+ * prefix with a busy worker.
  */
 class KvCostTest {
 
@@ -30,6 +31,12 @@ class KvCostTest {
         @Override
         public double itlMs(double sequences, double contextTokens) {
             return 6 + 0.00004 * sequences * contextTokens;
+        }
+
+        /** 128 KiB of KV a token over a 50 GB/s host link. */
+        @Override
+        public double onboardMs(double tokens) {
+            return tokens * 0.0026;
         }
     };
     private static final int PROMPT_BLOCKS = 770; // a 12,320-token history and its new turn, 16-token blocks
@@ -89,10 +96,28 @@ class KvCostTest {
     }
 
     @Test
+    void inPredictedTimeAHistoryInHostMemoryCostsItsCopyNotAShareOfItsRecompute() {
+        // the holder evicted the history from G1 to G2 and decodes two conversations; the other worker is idle
+        WorkerInstance idle = worker(5, 0, 0);
+        OverlapScores evicted = OverlapScores.builder(PROMPT_BLOCKS)
+                .depths(holder.id().workerId(), new int[] {32, 750, 750, 750}, 0)
+                .depths(idle.id().workerId(), new int[] {32, 32, 32, 32}, 0)
+                .build();
+        InFlight load = new InFlight();
+        KvCost time = new KvCost(KvRoutingPolicy.Config.defaults().withLatency(GPU));
+        assertThat(time.cost(holder, load, evicted, OUTPUT))
+                .isCloseTo(KvCost.predictedMs(GPU, holder, load, 20, 718, PROMPT_BLOCKS, OUTPUT), offset(1e-9));
+        assertThat(time.pick(List.of(holder, idle), load, evicted, OUTPUT).worker()).isEqualTo(holder);
+        // at the blocks cost's weight the 718 blocks would count as 359 to recompute, stalling the two beside it
+        double halfRecomputed = KvCost.predictedMs(GPU, holder, load, 20 + 359, 0, PROMPT_BLOCKS, OUTPUT);
+        assertThat(halfRecomputed).isGreaterThan(time.cost(idle, load, evicted, OUTPUT));
+    }
+
+    @Test
     void aLongMaxTokensIsCostedAsABoundNotAForecast() {
         InFlight load = new InFlight();
-        double capped = KvCost.predictedMs(GPU, other, load, 0, PROMPT_BLOCKS, 1_000_000);
-        double atCap = KvCost.predictedMs(GPU, other, load, 0, PROMPT_BLOCKS, KvCost.MAX_COSTED_OUTPUT);
+        double capped = KvCost.predictedMs(GPU, other, load, 0, 0, PROMPT_BLOCKS, 1_000_000);
+        double atCap = KvCost.predictedMs(GPU, other, load, 0, 0, PROMPT_BLOCKS, KvCost.MAX_COSTED_OUTPUT);
         assertThat(capped).isEqualTo(atCap);
     }
 

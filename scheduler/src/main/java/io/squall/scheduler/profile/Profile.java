@@ -62,17 +62,26 @@ public record Profile(String format, String model, String hardware, String sourc
     /**
      * A step of {@code rows} tokens takes {@code base(rows)} (piecewise linear through {@code base}) plus
      * {@code decodeContextNsPerToken} per position a decode row attends to, plus {@code prefillNsPerPair} per
-     * query-key pair of a prompt chunk.
+     * query-key pair of a prompt chunk. Bringing a cached token's KV back from the worker's host memory or disk
+     * into its working pool takes {@code onboardNsPerToken} (absent from a file: 0, a copy negligible next to a
+     * step); the router weighs it against recomputing the token.
      */
-    public record Timing(List<Knot> base, double decodeContextNsPerToken, double prefillNsPerPair) {
+    public record Timing(List<Knot> base, double decodeContextNsPerToken, double prefillNsPerPair,
+                         Double onboardNsPerToken) {
         public Timing {
+            onboardNsPerToken = onboardNsPerToken == null ? 0.0 : onboardNsPerToken; // files older than the field
             if (base == null || base.isEmpty()) {
                 throw new IllegalArgumentException("timing needs at least one base knot");
             }
             base = base.stream().sorted(Comparator.comparingInt(Knot::rows)).toList();
-            if (!(decodeContextNsPerToken >= 0) || !(prefillNsPerPair >= 0)) {
+            if (!(decodeContextNsPerToken >= 0) || !(prefillNsPerPair >= 0) || !(onboardNsPerToken >= 0)) {
                 throw new IllegalArgumentException("timing coefficients must be non-negative");
             }
+        }
+
+        /** A step's timing with onboarding left out. */
+        public Timing(List<Knot> base, double decodeContextNsPerToken, double prefillNsPerPair) {
+            this(base, decodeContextNsPerToken, prefillNsPerPair, 0.0);
         }
     }
 
