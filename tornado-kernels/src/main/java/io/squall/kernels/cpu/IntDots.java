@@ -1,5 +1,6 @@
 package io.squall.kernels.cpu;
 
+import io.squall.kernels.GgmlType;
 import io.squall.kernels.format.IQ4_NLCodec;
 import io.squall.kernels.format.IQ4_XSCodec;
 import io.squall.kernels.format.LittleEndian;
@@ -38,8 +39,8 @@ import java.nio.ByteOrder;
  *
  * <p>The vectors are 256 bits wide (16 shorts, 8 ints, 8 floats), except where the machine has 512-bit vectors
  * ({@link #WIDE}): there Q8_0's 32 contiguous weight bytes, a Q4_K or Q5_K sub-block and a Q2_K, Q3_K or Q6_K level of
- * 32 fill one 512-bit short vector, and so do two IQ4_XS sub-blocks (IQ4_NL stays at 256; Q4_0 takes float
- * activations there, see {@link QuantizedActivations.Scheme#of}). The
+ * 32 fill one 512-bit short vector, and so do two IQ4_XS sub-blocks (IQ4_NL stays at 256; Q4_0 takes the float dot
+ * over its rounded activations there, see {@link #preferred}). The
  * results equal float64 {@code Σ w·x̃} (x̃ the rounded activations) up to float32 rounding of the
  * per-block partial sums. Stateless and thread-safe.
  */
@@ -56,6 +57,20 @@ final class IntDots {
      * half the instructions per weight of the 256-bit shapes.
      */
     static final boolean WIDE = ShortVector.SPECIES_PREFERRED.vectorBitSize() >= 512;
+
+    /**
+     * Whether a one-row matmul of {@code type} takes these dots rather than the float dot over the same rounded
+     * activations: every format that has one here, but Q4_0 with 512-bit vectors, where the float dot is faster
+     * (MatmulBenchmark at batch 1: 61 against 71–74 µs on 2048x768, one thread; 495–501 against 568–630 on
+     * 32000x768, two).
+     */
+    static boolean preferred(GgmlType type) {
+        return switch (type) {
+            case Q8_0, Q4_K, Q5_K, Q3_K, Q2_K, IQ4_NL, IQ4_XS, Q6_K -> true;
+            case Q4_0 -> !WIDE;
+            default -> false;
+        };
+    }
     private static final VectorSpecies<Byte> B32 = ByteVector.SPECIES_256;
     private static final VectorSpecies<Short> S32 = ShortVector.SPECIES_512;
     private static final VectorSpecies<Float> F16 = FloatVector.SPECIES_512;

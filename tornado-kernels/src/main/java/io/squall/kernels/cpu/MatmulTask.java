@@ -28,10 +28,7 @@ final class MatmulTask implements ParallelTask {
     private final float[][] decoded;
     /** Per worker, the broadcast tiles' outputs of one chunk by column, before they go to the output; grows. */
     private final float[][] byColumnOut;
-    /**
-     * The input rounded as Q8_0 and IQ4_NL weights (and Q4_0's with 256-bit vectors) want it (llama.cpp's
-     * {@code q8_0}).
-     */
+    /** The input rounded as Q8_0, Q4_0, Q4_1, Q5_0, Q5_1 and IQ4_NL weights want it (llama.cpp's {@code q8_0}). */
     private final QuantizedActivations q8_0 = new QuantizedActivations(QuantizedActivations.Scheme.Q8_0);
     /** The input rounded as the K-quants and IQ4_XS want it (llama.cpp's {@code q8_K}). */
     private final QuantizedActivations q8_K = new QuantizedActivations(QuantizedActivations.Scheme.Q8_K);
@@ -116,27 +113,35 @@ final class MatmulTask implements ParallelTask {
 
     /**
      * Rounds the input once for each activation scheme the matrices use (they all read the same input), with the
-     * levels the integer dots read only for one activation row; for the broadcast tiles, lays out by column each
+     * levels the integer dots read only for one activation row and matrices that take them; for the broadcast tiles, lays out by column each
      * input the matrices read (the input itself, or its rounding for their scheme).
      */
     private void prepareInputs(WeightMatrix[] matrices, float[] input, int rowsOfInput) {
         boolean plain = false;
         boolean want8_0 = false;
         boolean want8_K = false;
+        boolean levels8_0 = false;
+        boolean levels8_K = false;
         for (WeightMatrix w : matrices) {
+            boolean integerDots = rowsOfInput == 1 && IntDots.preferred(w.type());
             switch (QuantizedActivations.Scheme.of(w.type())) {
                 case NONE -> plain = true;
-                case Q8_0 -> want8_0 = true;
-                case Q8_K -> want8_K = true;
+                case Q8_0 -> {
+                    want8_0 = true;
+                    levels8_0 |= integerDots;
+                }
+                case Q8_K -> {
+                    want8_K = true;
+                    levels8_K |= integerDots;
+                }
             }
         }
         int cols = matrices[0].cols();
-        boolean integerDots = rowsOfInput == 1;
         if (want8_0) {
-            q8_0.quantize(input, rowsOfInput * cols, integerDots);
+            q8_0.quantize(input, rowsOfInput * cols, levels8_0);
         }
         if (want8_K) {
-            q8_K.quantize(input, rowsOfInput * cols, integerDots);
+            q8_K.quantize(input, rowsOfInput * cols, levels8_K);
         }
         if (!broadcast) {
             return;
@@ -182,7 +187,7 @@ final class MatmulTask implements ParallelTask {
         int r0 = (chunk - firstChunk[i]) * chunkRows[i];
         QuantizedActivations rounded = activationsFor(w.type());
         int r1 = Math.min(w.rows(), r0 + chunkRows[i]);
-        if (rounded != null && batch == 1) {
+        if (rounded != null && batch == 1 && IntDots.preferred(w.type())) {
             intRows(w, rounded, outs[i], batch, r0, r1);
             return;
         }

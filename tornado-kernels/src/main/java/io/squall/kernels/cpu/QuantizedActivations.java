@@ -38,19 +38,20 @@ final class QuantizedActivations {
         }
 
         /**
-         * The scheme {@code type}'s matmul uses, or {@link #NONE}; {@code squall.kernels.f32Activations=true}
-         * keeps every format on float activations (the previous numerics, for comparison), as do machines
-         * without 256-bit vectors ({@link IntDots#SUPPORTED}).
+         * The scheme {@code type}'s matmul uses, llama.cpp's rounding of the activations for that format ({@code q8_0}
+         * for Q8_0, Q4_0, Q5_0 and IQ4_NL; {@code q8_1}, the same levels and scale, for Q4_1 and Q5_1; {@code q8_K}
+         * for the K-quants and IQ4_XS), or {@link #NONE}; {@code squall.kernels.f32Activations=true} keeps every
+         * format on float activations (the previous numerics, for comparison), as do machines without 256-bit
+         * vectors ({@link IntDots#SUPPORTED}). Where a format has no integer dot, or the float one is faster
+         * ({@link IntDots#preferred}), the float dot reads the rounded values: the same products to float32
+         * rounding.
          */
         static Scheme of(GgmlType type) {
             if (F32_ACTIVATIONS || !IntDots.SUPPORTED) {
                 return NONE;
             }
             return switch (type) {
-                case Q8_0, IQ4_NL -> Q8_0;
-                // with 512-bit vectors the float dot beats the integer one on Q4_0 (MatmulBenchmark at batch 1:
-                // 61 against 71–74 µs on 2048x768, one thread; 495–501 against 568–630 on 32000x768, two)
-                case Q4_0 -> IntDots.WIDE ? NONE : Q8_0;
+                case Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL -> Q8_0;
                 case Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS -> Q8_K;
                 default -> NONE;
             };

@@ -111,7 +111,8 @@ class QuantizedActivationsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = GgmlType.class, names = {"Q8_0", "Q4_0", "IQ4_NL", "Q2_K", "Q3_K", "Q4_K", "Q5_K", "Q6_K", "IQ4_XS"})
+    @EnumSource(value = GgmlType.class, names = {"Q8_0", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "IQ4_NL", "Q2_K", "Q3_K", "Q4_K",
+            "Q5_K", "Q6_K", "IQ4_XS"})
     void matmulIsFloat64OverTheRoundedActivations(GgmlType type) {
         int cols = type.blockSize() * (type.blockSize() == 256 ? 3 : 7);
         try (CpuKernels kernels = new CpuKernels(3)) {

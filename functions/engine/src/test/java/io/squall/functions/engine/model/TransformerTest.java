@@ -48,9 +48,9 @@ class TransformerTest {
 
     @ParameterizedTest(name = "{0} {1}")
     @CsvSource({
-            // Before Q8_0, Q4_0, IQ4_NL, Q2_K to Q6_K and IQ4_XS weights the CPU executor rounds activations to 8 bits per block as
-            // llama.cpp does (up to 1/254 of the block's largest value, blocks of 32 for Q8_0/Q4_0 and of 256 for the
-            // K-quants), which this pass does not: seen 3e-4 to 1.1e-3 off it for Q8_0/Q4_0 and up to 1.2e-2 for the
+            // Before every quantized format's weights the CPU executor rounds activations to 8 bits per block as
+            // llama.cpp does (up to 1/254 of the block's largest value, blocks of 32 for Q8_0 to Q5_1 and IQ4_NL, of 256
+            // for the K-quants), which this pass does not: seen 3e-4 to 1.1e-3 off it for Q8_0/Q4_0 and up to 1.2e-2 for the
             // K-quants on these shapes. QuantizedActivationsTest checks the rounded products exactly, and
             // ReferenceConformanceTest the logits against llama.cpp's own
             "LLAMA, F32, 64, 96, 1e-4",
@@ -61,9 +61,9 @@ class TransformerTest {
             "QWEN2, Q4_0, 64, 96, 1e-2",
             "QWEN3, Q4_K, 256, 512, 5e-2",
             "LLAMA, Q6_K, 256, 256, 5e-2",
-            "LLAMA, Q4_1, 64, 96, 1e-4",
-            "MISTRAL, Q5_0, 64, 96, 1e-4",
-            "QWEN2, Q5_1, 96, 160, 1e-4",
+            "LLAMA, Q4_1, 64, 96, 1e-2",
+            "MISTRAL, Q5_0, 64, 96, 1e-2",
+            "QWEN2, Q5_1, 96, 160, 1e-2",
             "QWEN3, IQ4_NL, 64, 96, 1e-2",
             "QWEN3, Q2_K, 256, 256, 5e-2",
             "LLAMA, Q3_K, 256, 256, 5e-2",
