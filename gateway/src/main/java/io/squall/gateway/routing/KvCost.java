@@ -51,9 +51,10 @@ final class KvCost {
     }
 
     private WorkerInstance lowestCost(List<WorkerInstance> workers, InFlight load, OverlapScores scores, int maxTokens) {
+        double busy = busyShare(workers, load);
         double[] costs = new double[workers.size()];
         for (int i = 0; i < costs.length; i++) {
-            costs[i] = cost(workers.get(i), load, scores, maxTokens);
+            costs[i] = cost(workers.get(i), load, scores, maxTokens, busy);
         }
         if (config.temperature() > 0) {
             return sample(workers, costs);
@@ -70,11 +71,23 @@ final class KvCost {
         return workers.get(best);
     }
 
+    /** The share of {@code workers} that decode or prefill something: how likely worker time is wanted elsewhere. */
+    static double busyShare(List<WorkerInstance> workers, InFlight load) {
+        int busy = 0;
+        for (WorkerInstance worker : workers) {
+            if (load.sequences(worker) > 0 || load.prefilling(worker).requests() > 0) {
+                busy++;
+            }
+        }
+        return workers.isEmpty() ? 0 : busy / (double) workers.size();
+    }
+
     /**
      * {@code worker}'s cost for the looked-up prompt: {@code overlapWeight × prefill blocks + active blocks}, or
-     * its predicted milliseconds when the config has the workers' latency.
+     * its predicted milliseconds when the config has the workers' latency, with {@code busyShare} of the cluster's
+     * workers at work ({@link #busyShare}).
      */
-    double cost(WorkerInstance worker, InFlight load, OverlapScores scores, int maxTokens) {
+    double cost(WorkerInstance worker, InFlight load, OverlapScores scores, int maxTokens, double busyShare) {
         WorkerId id = worker.id().workerId();
         int device = scores.blocks(id, Tier.G1);
         int local = scores.blocks(id, Tier.G3); // G1, G2 or G3: every tier the worker itself can onboard from
@@ -83,7 +96,7 @@ final class KvCost {
             return config.overlapWeight() * (scores.promptBlocks() - cached) + load.activeBlocks(worker);
         }
         return predictedMs(config.latency(), worker, load, scores.promptBlocks() - local, local - device,
-                scores.promptBlocks(), maxTokens);
+                scores.promptBlocks(), maxTokens, busyShare);
     }
 
     /**
@@ -93,10 +106,12 @@ final class KvCost {
      * output at the ITL of the batch it joins (one more sequence, the batch's mean context with its prompt added).
      * The others': each sequence decoding there waits through the steps that prefill its prompt (not through the
      * onboarding, a copy beside the steps), and decodes at that slower ITL while both run ({@link #OVERLAP} of its
-     * output).
+     * output). Later requests': the worker time its prefill takes is time they may wait for, as likely as a worker is
+     * at work ({@code busyShare}); without that term an idle worker's time looked free, and a returning turn left a
+     * holder decoding one other sequence to recompute its history where decoding alone was a few percent faster.
      */
     static double predictedMs(WorkerLatency latency, WorkerInstance worker, InFlight load, int prefillBlocks,
-                              int onboardBlocks, int promptBlocks, int maxTokens) {
+                              int onboardBlocks, int promptBlocks, int maxTokens, double busyShare) {
         int blockSize = worker.model().blockSize();
         InFlight.Prefilling ahead = load.prefilling(worker);
         double queued = ahead.requests() == 0 ? 0
@@ -109,7 +124,8 @@ final class KvCost {
         int tokens = Math.min(maxTokens, MAX_COSTED_OUTPUT);
         double itl = latency.itlMs(sequences + 1, context);
         double slower = sequences == 0 ? 0 : itl - latency.itlMs(sequences, active / sequences);
-        return queued + onboard + own + tokens * itl + sequences * (own + OVERLAP * tokens * Math.max(0, slower));
+        return queued + onboard + own * (1 + busyShare) + tokens * itl
+                + sequences * (own + OVERLAP * tokens * Math.max(0, slower));
     }
 
     private WorkerInstance sample(List<WorkerInstance> workers, double[] costs) {

@@ -91,8 +91,8 @@ class KvCostTest {
         assertThat(time.pick(List.of(busy, idle), load, partial, OUTPUT).worker()).isEqualTo(idle);
         // the four sequences each wait through its 693 ms of prefill, then decode slower beside half its output
         double slower = GPU.itlMs(5, (1200 + PROMPT_BLOCKS) * 16 / 5.0) - GPU.itlMs(4, 1200 * 16 / 4.0);
-        assertThat(time.cost(busy, load, partial, OUTPUT))
-                .isCloseTo(ownOnBusy + 4 * (520 * 16 / 12.0 + OUTPUT / 2.0 * slower), offset(1e-6));
+        assertThat(time.cost(busy, load, partial, OUTPUT, 0.5))
+                .isCloseTo(ownOnBusy + 0.5 * 520 * 16 / 12.0 + 4 * (520 * 16 / 12.0 + OUTPUT / 2.0 * slower), offset(1e-6));
     }
 
     @Test
@@ -105,19 +105,40 @@ class KvCostTest {
                 .build();
         InFlight load = new InFlight();
         KvCost time = new KvCost(KvRoutingPolicy.Config.defaults().withLatency(GPU));
-        assertThat(time.cost(holder, load, evicted, OUTPUT))
-                .isCloseTo(KvCost.predictedMs(GPU, holder, load, 20, 718, PROMPT_BLOCKS, OUTPUT), offset(1e-9));
+        assertThat(time.cost(holder, load, evicted, OUTPUT, 0.5))
+                .isCloseTo(KvCost.predictedMs(GPU, holder, load, 20, 718, PROMPT_BLOCKS, OUTPUT, 0.5), offset(1e-9));
         assertThat(time.pick(List.of(holder, idle), load, evicted, OUTPUT).worker()).isEqualTo(holder);
         // at the blocks cost's weight the 718 blocks would count as 359 to recompute, stalling the two beside it
-        double halfRecomputed = KvCost.predictedMs(GPU, holder, load, 20 + 359, 0, PROMPT_BLOCKS, OUTPUT);
-        assertThat(halfRecomputed).isGreaterThan(time.cost(idle, load, evicted, OUTPUT));
+        double halfRecomputed = KvCost.predictedMs(GPU, holder, load, 20 + 359, 0, PROMPT_BLOCKS, OUTPUT, 0.5);
+        assertThat(halfRecomputed).isGreaterThan(time.cost(idle, load, evicted, OUTPUT, 0.5));
+    }
+
+    @Test
+    void theWorkerTimeARecomputeTakesCountsAsMuchAsTheClusterIsBusy() {
+        // 448 of a 489-block prompt cached on a worker decoding one other sequence; an idle worker holds 32
+        WorkerInstance beside = worker(6, 1, 800);
+        WorkerInstance idle = worker(7, 0, 0);
+        OverlapScores turn = OverlapScores.builder(489)
+                .depths(beside.id().workerId(), new int[] {448, 448, 448, 448}, 0)
+                .depths(idle.id().workerId(), new int[] {32, 32, 32, 32}, 0)
+                .build();
+        InFlight load = new InFlight();
+        KvCost time = new KvCost(KvRoutingPolicy.Config.defaults().withLatency(GPU));
+        int output = 1000;
+        // counted as free, the idle worker's recompute (457 blocks) beats decoding beside one sequence
+        assertThat(time.cost(idle, load, turn, output, 0)).isLessThan(time.cost(beside, load, turn, output, 0));
+        // one of the two workers is at work: the recompute's worker time is wanted half the time
+        assertThat(KvCost.busyShare(List.of(beside, idle), load)).isEqualTo(0.5);
+        assertThat(time.cost(idle, load, turn, output, 0.5) - time.cost(idle, load, turn, output, 0))
+                .isCloseTo(0.5 * 457 * 16 / 12.0, offset(1e-9));
+        assertThat(time.pick(List.of(beside, idle), load, turn, output).worker()).isEqualTo(beside);
     }
 
     @Test
     void aLongMaxTokensIsCostedAsABoundNotAForecast() {
         InFlight load = new InFlight();
-        double capped = KvCost.predictedMs(GPU, other, load, 0, 0, PROMPT_BLOCKS, 1_000_000);
-        double atCap = KvCost.predictedMs(GPU, other, load, 0, 0, PROMPT_BLOCKS, KvCost.MAX_COSTED_OUTPUT);
+        double capped = KvCost.predictedMs(GPU, other, load, 0, 0, PROMPT_BLOCKS, 1_000_000, 0);
+        double atCap = KvCost.predictedMs(GPU, other, load, 0, 0, PROMPT_BLOCKS, KvCost.MAX_COSTED_OUTPUT, 0);
         assertThat(capped).isEqualTo(atCap);
     }
 
