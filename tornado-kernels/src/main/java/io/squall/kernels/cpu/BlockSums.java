@@ -1,7 +1,6 @@
 package io.squall.kernels.cpu;
 
 import jdk.incubator.vector.FloatVector;
-import jdk.incubator.vector.VectorOperators;
 
 import static io.squall.kernels.cpu.Lanes.F;
 import static io.squall.kernels.cpu.Lanes.L;
@@ -26,7 +25,7 @@ final class BlockSums {
             for (int j = L; j < BLOCK; j += L) {
                 acc = acc.add(FloatVector.fromArray(F, x, xo + BLOCK * b + j));
             }
-            sums[b] = acc.reduceLanes(VectorOperators.ADD);
+            sums[b] = VectorMath.sum(acc);
         }
     }
 }

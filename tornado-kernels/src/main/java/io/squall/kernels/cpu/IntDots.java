@@ -194,7 +194,7 @@ final class IntDots {
             int xi = xo + i * Q8_0Codec.BLOCK_SIZE;
             acc0 = q8Block(w, base, x, xi).fma(FloatVector.broadcast(Q8_FLOATS, LittleEndian.half(w, base) * xd[xb + i]), acc0);
         }
-        return acc0.add(acc1).reduceLanes(VectorOperators.ADD);
+        return VectorMath.sum(acc0.add(acc1));
     }
 
     /**
@@ -238,7 +238,7 @@ final class IntDots {
             acc0 = pairs(p0).fma(FloatVector.broadcast(F8, d0 * xd[xb + i]), acc0);
             offset += d0 * xs[xb + i];
         }
-        return acc0.add(acc1).reduceLanes(VectorOperators.ADD) - 8f * offset;
+        return VectorMath.sum(acc0.add(acc1)) - 8f * offset;
     }
 
     /**
@@ -281,7 +281,7 @@ final class IntDots {
             }
             mins += dmin * minSum;
         }
-        return acc0.add(acc1).reduceLanes(VectorOperators.ADD) - mins;
+        return VectorMath.sum(acc0.add(acc1)) - mins;
     }
 
     /**
@@ -327,7 +327,7 @@ final class IntDots {
             }
             mins += dmin * minSum;
         }
-        return acc.reduceLanes(VectorOperators.ADD) - mins;
+        return VectorMath.sum(acc) - mins;
     }
 
     /**
@@ -368,7 +368,7 @@ final class IntDots {
             minAcc = minLanes.mul(FloatVector.fromArray(F16, sums, (xb + i) * 16))
                     .fma(FloatVector.broadcast(F16, LittleEndian.half(w, base + Q4_KCodec.DMIN_OFFSET) * dx), minAcc);
         }
-        return acc.reduceLanes(VectorOperators.ADD) - minAcc.reduceLanes(VectorOperators.ADD);
+        return VectorMath.sum(acc) - VectorMath.sum(minAcc);
     }
 
     /**
@@ -453,7 +453,7 @@ final class IntDots {
             }
             acc = ((FloatVector) block.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F8, d), acc);
         }
-        return acc.reduceLanes(VectorOperators.ADD) - mins;
+        return VectorMath.sum(acc) - mins;
     }
 
     /**
@@ -505,7 +505,7 @@ final class IntDots {
             }
             acc = ((FloatVector) block.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F16, d), acc);
         }
-        return acc.sub(mins).reduceLanes(VectorOperators.ADD);
+        return VectorMath.sum(acc.sub(mins));
     }
 
     /** {@link IQ4_NLCodec#VALUES} as bytes, the table of one {@code vpshufb}. */
@@ -548,7 +548,7 @@ final class IntDots {
                     .convert(VectorOperators.I2F, 0))
                     .fma(FloatVector.broadcast(F8, LittleEndian.half(w, base) * a.d[xb + i]), acc);
         }
-        return acc.reduceLanes(VectorOperators.ADD);
+        return VectorMath.sum(acc);
     }
 
     /**
@@ -577,7 +577,7 @@ final class IntDots {
                         .convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F8, d * (ls - 32)), acc);
             }
         }
-        return acc.reduceLanes(VectorOperators.ADD);
+        return VectorMath.sum(acc);
     }
 
     /**
@@ -607,7 +607,7 @@ final class IntDots {
             acc = ((FloatVector) sum.convert(VectorOperators.I2F, 0))
                     .fma(FloatVector.broadcast(F16, LittleEndian.half(w, base) * a.d[xb + i]), acc);
         }
-        return acc.reduceLanes(VectorOperators.ADD);
+        return VectorMath.sum(acc);
     }
 
     /**
@@ -670,7 +670,7 @@ final class IntDots {
                 }
             }
         }
-        return acc0.add(acc1).reduceLanes(VectorOperators.ADD) - offset;
+        return VectorMath.sum(acc0.add(acc1)) - offset;
     }
 
     /**
@@ -708,6 +708,6 @@ final class IntDots {
             }
             acc = ((FloatVector) block.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F16, d), acc);
         }
-        return acc.sub(offset).reduceLanes(VectorOperators.ADD);
+        return VectorMath.sum(acc.sub(offset));
     }
 }

@@ -100,7 +100,7 @@ final class KQuantDots {
             }
             mins += dmin * minSum;
         }
-        return acc0.add(acc1).reduceLanes(VectorOperators.ADD) - mins;
+        return VectorMath.sum(acc0.add(acc1)) - mins;
     }
 
     /**
@@ -137,7 +137,7 @@ final class KQuantDots {
                 }
             }
         }
-        return acc0.add(acc1).reduceLanes(VectorOperators.ADD);
+        return VectorMath.sum(acc0.add(acc1));
     }
 
     /**
@@ -170,7 +170,7 @@ final class KQuantDots {
                 acc1 = b.fma(FloatVector.broadcast(F, d * (lb - 32)), acc1);
             }
         }
-        return acc0.add(acc1).reduceLanes(VectorOperators.ADD);
+        return VectorMath.sum(acc0.add(acc1));
     }
 
     /**
@@ -248,6 +248,6 @@ final class KQuantDots {
                 }
             }
         }
-        return acc0.add(acc1).add(acc2.add(acc3)).reduceLanes(VectorOperators.ADD);
+        return VectorMath.sum(acc0.add(acc1).add(acc2.add(acc3)));
     }
 }

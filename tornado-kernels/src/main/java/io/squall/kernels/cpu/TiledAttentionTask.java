@@ -290,14 +290,13 @@ final class TiledAttentionTask implements ParallelTask {
         FloatVector sumV = FloatVector.zero(F);
         for (int j = 0; j < BLOCK; j += L) {
             VectorMask<Float> live = F.indexInRange(j, valid);
-            FloatVector e = FloatVector.fromArray(F, s, so + j).sub(max).lanewise(VectorOperators.EXP)
-                    .blend(0f, live.not());
+            FloatVector e = VectorMath.exp(FloatVector.fromArray(F, s, so + j).sub(max)).blend(0f, live.not());
             e.intoArray(s, so + j);
             sumV = sumV.add(e);
         }
         float alpha = (float) Math.exp(old - max); // 0 on the first block, where old = −∞
         state[i] = max;
-        state[mPad + i] = state[mPad + i] * alpha + sumV.reduceLanes(VectorOperators.ADD);
+        state[mPad + i] = state[mPad + i] * alpha + VectorMath.sum(sumV);
         state[2 * mPad + i] = alpha;
     }
 

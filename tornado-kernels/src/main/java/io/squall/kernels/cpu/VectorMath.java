@@ -4,7 +4,10 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 
 import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorShuffle;
+import jdk.incubator.vector.VectorSpecies;
 
 import static io.squall.kernels.cpu.Lanes.F;
 import static io.squall.kernels.cpu.Lanes.L;
@@ -20,6 +23,86 @@ final class VectorMath {
     private VectorMath() {
     }
 
+    /* Lane i takes lane i ^ h: adding folds a vector's upper lanes onto its lower ones, h lanes at a time. */
+    private static final VectorShuffle<Float> FOLD_16_8 = fold(FloatVector.SPECIES_512, 8);
+    private static final VectorShuffle<Float> FOLD_16_4 = fold(FloatVector.SPECIES_512, 4);
+    private static final VectorShuffle<Float> FOLD_16_2 = fold(FloatVector.SPECIES_512, 2);
+    private static final VectorShuffle<Float> FOLD_16_1 = fold(FloatVector.SPECIES_512, 1);
+    private static final VectorShuffle<Float> FOLD_8_4 = fold(FloatVector.SPECIES_256, 4);
+    private static final VectorShuffle<Float> FOLD_8_2 = fold(FloatVector.SPECIES_256, 2);
+    private static final VectorShuffle<Float> FOLD_8_1 = fold(FloatVector.SPECIES_256, 1);
+    private static final VectorShuffle<Float> FOLD_4_2 = fold(FloatVector.SPECIES_128, 2);
+    private static final VectorShuffle<Float> FOLD_4_1 = fold(FloatVector.SPECIES_128, 1);
+
+    private static VectorShuffle<Float> fold(VectorSpecies<Float> species, int h) {
+        return VectorShuffle.fromOp(species, i -> i ^ h);
+    }
+
+    /**
+     * The sum of {@code v}'s lanes, added in one fixed order (halves onto halves) whether the code runs interpreted
+     * or compiled. {@code reduceLanes(ADD)} may add floats in any order, and C2's order is not the Java fallback's,
+     * so a dot product changed in its last bits once its kernel was compiled; an 8-bit rounding of activations
+     * further on could then tip, and the same prompt gave logits up to 0.04 apart from one process to the next.
+     */
+    static float sum(FloatVector v) {
+        FloatVector s = v;
+        if (s.species() == FloatVector.SPECIES_512) {
+            s = s.add(s.rearrange(FOLD_16_8));
+            s = s.add(s.rearrange(FOLD_16_4));
+            s = s.add(s.rearrange(FOLD_16_2));
+            return s.add(s.rearrange(FOLD_16_1)).lane(0);
+        }
+        if (s.species() == FloatVector.SPECIES_256) {
+            s = s.add(s.rearrange(FOLD_8_4));
+            s = s.add(s.rearrange(FOLD_8_2));
+            return s.add(s.rearrange(FOLD_8_1)).lane(0);
+        }
+        if (s.species() == FloatVector.SPECIES_128) {
+            s = s.add(s.rearrange(FOLD_4_2));
+            return s.add(s.rearrange(FOLD_4_1)).lane(0);
+        }
+        float total = 0f;
+        for (int i = 0; i < s.length(); i++) {
+            total += s.lane(i);
+        }
+        return total;
+    }
+
+    /** ln 2 in two parts: {@code n · LN2_HI} is exact for the {@code n} of {@link #exp}, so the reduction loses nothing. */
+    private static final float LN2_HI = 0.693359375f;
+    private static final float LN2_LO = -2.12194440e-4f;
+    private static final float LOG2_E = 1.44269504f;
+    /** 1.5 · 2^23: adding and subtracting it rounds a float to an integer, ties to even. */
+    private static final float ROUND = 12582912f;
+    /** Below this e^x is under float's smallest normal: the result is 0. */
+    private static final float EXP_MIN = -87.33654f;
+    /** 127.5 · ln 2: above it 2^n would overflow the exponent. */
+    private static final float EXP_MAX = 88.37626f;
+
+    /**
+     * {@code e^x} per lane from lanewise arithmetic alone, so it gives the same bits interpreted or compiled:
+     * {@code lanewise(EXP)} does not (C2 calls a vector math library that rounds ~1% of lanes differently from the
+     * Java fallback). {@code x = n·ln 2 + r} with {@code |r| ≤ ln 2 / 2}, {@code e^r} by its Taylor series to r⁷
+     * (truncation under 5e-9), times {@code 2^n} built in the exponent bits. Within 2 ulp of {@code Math.exp} on
+     * [−87.3, 88.4]; 0 below, the value at 88.4 above.
+     */
+    static FloatVector exp(FloatVector x) {
+        FloatVector c = x.max(EXP_MIN).min(EXP_MAX);
+        FloatVector n = c.mul(LOG2_E).add(ROUND).sub(ROUND);
+        FloatVector r = n.fma(n.broadcast(-LN2_HI), c);
+        r = n.fma(n.broadcast(-LN2_LO), r);
+        FloatVector p = r.fma(r.broadcast(1f / 5040), r.broadcast(1f / 720));
+        p = p.fma(r, r.broadcast(1f / 120));
+        p = p.fma(r, r.broadcast(1f / 24));
+        p = p.fma(r, r.broadcast(1f / 6));
+        p = p.fma(r, r.broadcast(0.5f));
+        p = p.fma(r, r.broadcast(1f));
+        p = p.fma(r, r.broadcast(1f));
+        IntVector bits = ((IntVector) n.convert(VectorOperators.F2I, 0)).add(127).lanewise(VectorOperators.LSHL, 23);
+        FloatVector scaled = p.mul(bits.reinterpretAsFloats());
+        return scaled.blend(0f, x.compare(VectorOperators.LT, EXP_MIN));
+    }
+
     /** {@code Σ_i a[ao+i]·b[bo+i]} for {@code i < n}. */
     static float dot(float[] a, int ao, float[] b, int bo, int n) {
         FloatVector acc0 = FloatVector.zero(F);
@@ -32,7 +115,7 @@ final class VectorMath {
         for (int bound = F.loopBound(n); i < bound; i += L) {
             acc0 = FloatVector.fromArray(F, a, ao + i).fma(FloatVector.fromArray(F, b, bo + i), acc0);
         }
-        float sum = acc0.add(acc1).reduceLanes(VectorOperators.ADD);
+        float sum = sum(acc0.add(acc1));
         for (; i < n; i++) {
             sum += a[ao + i] * b[bo + i];
         }
@@ -75,11 +158,11 @@ final class VectorMath {
         FloatVector sumV = FloatVector.zero(F);
         i = 0;
         for (int bound = F.loopBound(n); i < bound; i += L) {
-            FloatVector e = FloatVector.fromArray(F, x, off + i).sub(max).lanewise(VectorOperators.EXP);
+            FloatVector e = exp(FloatVector.fromArray(F, x, off + i).sub(max));
             e.intoArray(x, off + i);
             sumV = sumV.add(e);
         }
-        float sum = sumV.reduceLanes(VectorOperators.ADD);
+        float sum = sum(sumV);
         for (; i < n; i++) {
             float e = (float) Math.exp(x[off + i] - max);
             x[off + i] = e;
@@ -106,7 +189,7 @@ final class VectorMath {
         int i = from;
         for (int bound = from + F.loopBound(to - from); i < bound; i += L) {
             FloatVector g = FloatVector.fromArray(F, gate, i);
-            FloatVector e = g.neg().lanewise(VectorOperators.EXP);
+            FloatVector e = exp(g.neg());
             g.div(e.add(1f)).mul(FloatVector.fromArray(F, up, i)).intoArray(gate, i);
         }
         for (; i < to; i++) {
