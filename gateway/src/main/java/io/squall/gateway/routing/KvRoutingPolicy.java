@@ -34,8 +34,9 @@ import java.util.concurrent.locks.LockSupport;
  * {@code overlapWeight × prefillBlocks + decodeBlocks}, where {@code prefillBlocks} is the prompt's blocks
  * minus those the worker holds in G1 (and, counted at {@code lowerTierWeight}, in its G2/G3, which it
  * onboards instead of recomputing) and {@code decodeBlocks} its active KV blocks; or, given the workers'
- * {@link WorkerLatency}, in predicted milliseconds (where a G2/G3 block costs its copy back). The lowest cost wins (ties: fewer sequences, then id
- * order), or with a {@code temperature} a softmax over the negated costs picks.
+ * {@link WorkerLatency}, in predicted milliseconds (where a G2/G3 block costs its copy back). The lowest cost
+ * wins (ties: fewer sequences, then id order), or with a {@code temperature} a softmax over the negated costs
+ * picks.
  *
  * <p>Events come from {@link KvEventTopic}; a gap in a worker's event ids is repaired with a snapshot from the
  * {@link BlockDirectory}, off the indexer thread. Until the repair lands the worker's entries may be stale,
