@@ -171,10 +171,21 @@ final class VectorMath {
         scale(x, off, 1f / sum, n);
     }
 
-    /** One row of RMS norm: {@code out = x / sqrt(mean(x²) + eps) · weight}. */
+    /**
+     * One row of RMS norm: {@code out = x / sqrt(mean(x²) + eps) · weight}, the mean of squares summed in double and
+     * rounded to float before {@code eps} is added, as llama.cpp does. The scale's last bit decides how activations
+     * on a rounding tie round to 8 bits next (quantized embeddings under norm weights of 1 put many there): summed in
+     * float vectors instead, held-out dim-896 models were 0.03 off llama.cpp's logits on Q4_0, Q5_0 and IQ4_XS,
+     * and are now equal.
+     */
     static void rmsnorm(float[] out, float[] x, float[] weight, int base, int dim, float eps) {
-        float ss = dot(x, base, x, base, dim);
-        float inv = (float) (1.0 / Math.sqrt(ss / dim + eps));
+        double ss = 0;
+        for (int i = 0; i < dim; i++) {
+            float v = x[base + i];
+            ss += v * v;
+        }
+        float mean = (float) (ss / dim);
+        float inv = 1f / (float) Math.sqrt(mean + eps);
         int i = 0;
         for (int bound = F.loopBound(dim); i < bound; i += L) {
             FloatVector.fromArray(F, x, base + i).mul(inv).mul(FloatVector.fromArray(F, weight, i)).intoArray(out, base + i);
