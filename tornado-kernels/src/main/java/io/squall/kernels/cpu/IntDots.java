@@ -368,7 +368,7 @@ final class IntDots {
             minAcc = minLanes.mul(FloatVector.fromArray(F16, sums, (xb + i) * 16))
                     .fma(FloatVector.broadcast(F16, LittleEndian.half(w, base + Q4_KCodec.DMIN_OFFSET) * dx), minAcc);
         }
-        return VectorMath.sum(acc) - VectorMath.sum(minAcc);
+        return VectorMath.sum(acc.sub(minAcc));
     }
 
     /**

@@ -113,8 +113,8 @@ final class MatmulTask implements ParallelTask {
 
     /**
      * Rounds the input once for each activation scheme the matrices use (they all read the same input), with the
-     * levels the integer dots read only for one activation row and matrices that take them; for the broadcast tiles, lays out by column each
-     * input the matrices read (the input itself, or its rounding for their scheme).
+     * levels the integer dots read only for one activation row and matrices that take them; for the broadcast
+     * tiles, lays out by column each input the matrices read (the input itself, or its rounding for their scheme).
      */
     private void prepareInputs(WeightMatrix[] matrices, float[] input, int rowsOfInput) {
         boolean plain = false;

@@ -31,8 +31,6 @@ final class VectorMath {
     private static final VectorShuffle<Float> FOLD_8_4 = fold(FloatVector.SPECIES_256, 4);
     private static final VectorShuffle<Float> FOLD_8_2 = fold(FloatVector.SPECIES_256, 2);
     private static final VectorShuffle<Float> FOLD_8_1 = fold(FloatVector.SPECIES_256, 1);
-    private static final VectorShuffle<Float> FOLD_4_2 = fold(FloatVector.SPECIES_128, 2);
-    private static final VectorShuffle<Float> FOLD_4_1 = fold(FloatVector.SPECIES_128, 1);
 
     private static VectorShuffle<Float> fold(VectorSpecies<Float> species, int h) {
         return VectorShuffle.fromOp(species, i -> i ^ h);
@@ -57,15 +55,7 @@ final class VectorMath {
             s = s.add(s.rearrange(FOLD_8_2));
             return s.add(s.rearrange(FOLD_8_1)).lane(0);
         }
-        if (s.species() == FloatVector.SPECIES_128) {
-            s = s.add(s.rearrange(FOLD_4_2));
-            return s.add(s.rearrange(FOLD_4_1)).lane(0);
-        }
-        float total = 0f;
-        for (int i = 0; i < s.length(); i++) {
-            total += s.lane(i);
-        }
-        return total;
+        throw new IllegalArgumentException("no fixed-order lane sum for " + s.species());
     }
 
     /** ln 2 in two parts: {@code n · LN2_HI} is exact for the {@code n} of {@link #exp}, so the reduction loses nothing. */
