@@ -79,6 +79,13 @@ final class QuantizedActivations {
     short[] nibbleOrder = new short[0];
     /** {@code d·q} per element, the rounded activations as floats. */
     float[] dequantized = new float[0];
+    /**
+     * Q8_0 rounding before Q4_1 and Q5_1 weights (llama.cpp's {@code q8_1}), per block: {@code s − Σx̃}, where
+     * {@code s = f16((max|x| / 127)·Σq)} is the block sum llama.cpp multiplies a weight block's offset {@code m} by,
+     * and {@code Σx̃} the exact sum of the rounded block that a product over {@link #dequantized} multiplies it by.
+     * Made by {@link #q8_1SumErrors}.
+     */
+    float[] q8_1SumErrors = new float[0];
     /** Elements quantized by the last {@link #quantize} call. */
     private int length;
 
@@ -127,6 +134,29 @@ final class QuantizedActivations {
             System.arraycopy(q, pair + 32, nibbleOrder, pair + 16, 16);
             System.arraycopy(q, pair + 16, nibbleOrder, pair + 32, 16);
             System.arraycopy(q, pair + 48, nibbleOrder, pair + 48, 16);
+        }
+    }
+
+    /**
+     * Fills {@link #q8_1SumErrors} for the {@code n} elements of {@code x} that the last {@link #quantize} (Q8_0)
+     * rounded. {@code Σx̃} is exact in float: every partial sum is the f16 scale times an integer below 2^12.
+     */
+    void q8_1SumErrors(float[] x, int n) {
+        if (q8_1SumErrors.length < n / 32) {
+            q8_1SumErrors = new float[q.length / 32];
+        }
+        for (int first = 0; first < n; first += 32) {
+            FloatVector most = FloatVector.zero(F);
+            FloatVector sum = FloatVector.zero(F);
+            for (int j = first; j < first + 32; j += L) {
+                most = most.max(FloatVector.fromArray(F, x, j).abs());
+                sum = sum.add(FloatVector.fromArray(F, dequantized, j));
+            }
+            float amax = most.reduceLanes(VectorOperators.MAX);
+            float exact = VectorMath.sum(sum);
+            float scale = Float.float16ToFloat(Float.floatToFloat16(amax / 127f));
+            float levels = scale == 0f ? 0f : exact / scale;
+            q8_1SumErrors[first / 32] = Float.float16ToFloat(Float.floatToFloat16(amax / 127f * levels)) - exact;
         }
     }
 

@@ -3,6 +3,7 @@ package io.squall.kernels.cpu;
 import io.squall.kernels.GgmlType;
 import io.squall.kernels.TestData;
 import io.squall.kernels.WeightMatrix;
+import io.squall.kernels.format.NibbleBlock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -13,9 +14,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 /**
- * The CPU executor rounds activations as llama.cpp does before a product with Q8_0, Q4_0, IQ4_NL, Q2_K to
- * Q6_K or IQ4_XS weights, and then computes exactly {@code w · x̃}: every batch size (integer dots at 1 row, float
- * tiles above) within float32 summation error of float64 over the rounded activations.
+ * The CPU executor rounds activations as llama.cpp does before a product with Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL,
+ * Q2_K to Q6_K or IQ4_XS weights, and then computes exactly {@code w · x̃}: every batch size (integer dots at 1 row,
+ * float tiles above) within float32 summation error of float64 over the rounded activations. Q4_1 and Q5_1 multiply
+ * each block's offset by the block sum of llama.cpp's {@code q8_1}, kept in f16, as llama.cpp does.
  */
 class QuantizedActivationsTest {
 
@@ -115,21 +117,39 @@ class QuantizedActivationsTest {
             "Q5_K", "Q6_K", "IQ4_XS"})
     void matmulIsFloat64OverTheRoundedActivations(GgmlType type) {
         int cols = type.blockSize() * (type.blockSize() == 256 ? 3 : 7);
+        NibbleBlock offsets = switch (type) {
+            case Q4_1 -> NibbleBlock.Q4_1;
+            case Q5_1 -> NibbleBlock.Q5_1;
+            default -> null;
+        };
         try (CpuKernels kernels = new CpuKernels(3)) {
             for (WeightMatrix w : new WeightMatrix[] {data.encoded(type, 37, cols), data.randomBlocks(type, 37, cols)}) {
                 double[] weights = TestData.dequantized(w);
-                for (int batch : new int[] {1, 3, 6, 7, 17}) {
+                for (int batch : new int[] {1, 3, 6, 7, 17, 33}) {
                     float[] x = data.floats(batch * cols, 3);
                     float[] out = new float[batch * w.rows()];
                     kernels.matmul(w, x, out, batch);
-                    double[] rounded = QuantizedActivations.Scheme.of(type) == QuantizedActivations.Scheme.NONE
-                            ? unrounded(x) : rounded(x, type.blockSize() == 256);
+                    boolean floats = QuantizedActivations.Scheme.of(type) == QuantizedActivations.Scheme.NONE;
+                    double[] rounded = floats ? unrounded(x) : rounded(x, type.blockSize() == 256);
+                    float[] offsetSums = offsets == null || floats ? null : q8_1BlockSums(x);
                     for (int b = 0; b < batch; b++) {
                         for (int r = 0; r < w.rows(); r++) {
                             double sum = 0;
                             double magnitude = 0;
                             for (int c = 0; c < cols; c++) {
-                                double p = weights[r * cols + c] * rounded[b * cols + c];
+                                double weight = weights[r * cols + c];
+                                if (offsetSums != null) {
+                                    // the offset is multiplied by the block's f16 sum below, not by its elements
+                                    long block = r * w.rowBytes() + (long) (c / 32) * offsets.blockBytes();
+                                    double m = offsets.min(w.data(), block);
+                                    weight -= m;
+                                    if (c % 32 == 0) {
+                                        double p = m * offsetSums[(b * cols + c) / 32];
+                                        sum += p;
+                                        magnitude += Math.abs(p);
+                                    }
+                                }
+                                double p = weight * rounded[b * cols + c];
                                 sum += p;
                                 magnitude += Math.abs(p);
                             }
@@ -150,6 +170,23 @@ class QuantizedActivationsTest {
             out[i] = x[i];
         }
         return out;
+    }
+
+    /** llama.cpp's {@code q8_1} block sums {@code s}: {@code (max|x| / 127)·Σq} in float32, stored as f16. */
+    private static float[] q8_1BlockSums(float[] x) {
+        float[] sums = new float[x.length / 32];
+        for (int block = 0; block < sums.length; block++) {
+            float amax = 0f;
+            for (int j = 32 * block; j < 32 * block + 32; j++) {
+                amax = Math.max(amax, Math.abs(x[j]));
+            }
+            int levels = 0;
+            for (int j = 32 * block; amax != 0f && j < 32 * block + 32; j++) {
+                levels += (int) Math.rint(x[j] * (127f / amax));
+            }
+            sums[block] = Float.float16ToFloat(Float.floatToFloat16(amax / 127f * levels));
+        }
+        return sums;
     }
 
     /** An independent statement of llama.cpp's rounding: {@code quantize_row_q8_0} (AVX2) or {@code q8_K}. */
