@@ -50,7 +50,7 @@ final class FusedDots {
         for (int bound = F.loopBound(n); c < bound; c += L) {
             acc0 = FloatVector.fromMemorySegment(F, w, off + 4L * c, LE).fma(FloatVector.fromArray(F, x, xo + c), acc0);
         }
-        float sum = VectorMath.sum(acc0.add(acc1));
+        float sum = acc0.add(acc1).reduceLanes(VectorOperators.ADD);
         for (; c < n; c++) {
             sum += w.get(LittleEndian.FLOAT, off + 4L * c) * x[xo + c];
         }
@@ -73,7 +73,7 @@ final class FusedDots {
                     .convertShape(VectorOperators.B2F, F, 0)).fma(FloatVector.fromArray(F, x, xi + 16), part);
             acc = part.fma(FloatVector.broadcast(F, Float.float16ToFloat(w.get(LittleEndian.SHORT, base))), acc);
         }
-        return VectorMath.sum(acc);
+        return acc.reduceLanes(VectorOperators.ADD);
     }
 
     /**
@@ -100,10 +100,10 @@ final class FusedDots {
             a2 = hi.fma(FloatVector.fromArray(F, x, x2 + xi + 16), lo.fma(FloatVector.fromArray(F, x, x2 + xi), a2));
             a3 = hi.fma(FloatVector.fromArray(F, x, x3 + xi + 16), lo.fma(FloatVector.fromArray(F, x, x3 + xi), a3));
         }
-        out[o0] = VectorMath.sum(a0);
-        out[o0 + stride] = VectorMath.sum(a1);
-        out[o0 + 2 * stride] = VectorMath.sum(a2);
-        out[o0 + 3 * stride] = VectorMath.sum(a3);
+        out[o0] = a0.reduceLanes(VectorOperators.ADD);
+        out[o0 + stride] = a1.reduceLanes(VectorOperators.ADD);
+        out[o0 + 2 * stride] = a2.reduceLanes(VectorOperators.ADD);
+        out[o0 + 3 * stride] = a3.reduceLanes(VectorOperators.ADD);
     }
 
     /**
@@ -124,7 +124,7 @@ final class FusedDots {
                     .fma(FloatVector.fromArray(F, x, xi + 16), part);
             acc = part.fma(FloatVector.broadcast(F, Float.float16ToFloat(w.get(LittleEndian.SHORT, base))), acc);
         }
-        return VectorMath.sum(acc);
+        return acc.reduceLanes(VectorOperators.ADD);
     }
 
     /** {@link #q8_0} for any {@link Lanes#L}. */
@@ -140,7 +140,7 @@ final class FusedDots {
         if (i < blocks) {
             acc0 = q8_0Block(w, off + (long) i * Q8_0Codec.BLOCK_BYTES, x, xo + i * Q8_0Codec.BLOCK_SIZE, acc0);
         }
-        return VectorMath.sum(acc0.add(acc1));
+        return acc0.add(acc1).reduceLanes(VectorOperators.ADD);
     }
 
     private static FloatVector q8_0Block(MemorySegment w, long base, float[] x, int xi, FloatVector acc) {
@@ -166,7 +166,7 @@ final class FusedDots {
         if (i < blocks) {
             acc0 = q4_0Block(w, off + (long) i * Q4_0Codec.BLOCK_BYTES, x, xo + i * Q4_0Codec.BLOCK_SIZE, acc0);
         }
-        return VectorMath.sum(acc0.add(acc1));
+        return acc0.add(acc1).reduceLanes(VectorOperators.ADD);
     }
 
     /**

@@ -194,7 +194,7 @@ final class IntDots {
             int xi = xo + i * Q8_0Codec.BLOCK_SIZE;
             acc0 = q8Block(w, base, x, xi).fma(FloatVector.broadcast(Q8_FLOATS, LittleEndian.half(w, base) * xd[xb + i]), acc0);
         }
-        return VectorMath.sum(acc0.add(acc1));
+        return acc0.add(acc1).reduceLanes(VectorOperators.ADD);
     }
 
     /**
@@ -238,7 +238,7 @@ final class IntDots {
             acc0 = pairs(p0).fma(FloatVector.broadcast(F8, d0 * xd[xb + i]), acc0);
             offset += d0 * xs[xb + i];
         }
-        return VectorMath.sum(acc0.add(acc1)) - 8f * offset;
+        return acc0.add(acc1).reduceLanes(VectorOperators.ADD) - 8f * offset;
     }
 
     /**
@@ -281,7 +281,7 @@ final class IntDots {
             }
             mins += dmin * minSum;
         }
-        return VectorMath.sum(acc0.add(acc1)) - mins;
+        return acc0.add(acc1).reduceLanes(VectorOperators.ADD) - mins;
     }
 
     /**
@@ -327,7 +327,7 @@ final class IntDots {
             }
             mins += dmin * minSum;
         }
-        return VectorMath.sum(acc) - mins;
+        return acc.reduceLanes(VectorOperators.ADD) - mins;
     }
 
     /**
@@ -368,7 +368,7 @@ final class IntDots {
             minAcc = minLanes.mul(FloatVector.fromArray(F16, sums, (xb + i) * 16))
                     .fma(FloatVector.broadcast(F16, LittleEndian.half(w, base + Q4_KCodec.DMIN_OFFSET) * dx), minAcc);
         }
-        return VectorMath.sum(acc.sub(minAcc));
+        return acc.sub(minAcc).reduceLanes(VectorOperators.ADD);
     }
 
     /**
@@ -453,7 +453,7 @@ final class IntDots {
             }
             acc = ((FloatVector) block.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F8, d), acc);
         }
-        return VectorMath.sum(acc) - mins;
+        return acc.reduceLanes(VectorOperators.ADD) - mins;
     }
 
     /**
@@ -505,7 +505,7 @@ final class IntDots {
             }
             acc = ((FloatVector) block.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F16, d), acc);
         }
-        return VectorMath.sum(acc.sub(mins));
+        return acc.sub(mins).reduceLanes(VectorOperators.ADD);
     }
 
     /** {@link IQ4_NLCodec#VALUES} as bytes, the table of one {@code vpshufb}. */
@@ -548,7 +548,7 @@ final class IntDots {
                     .convert(VectorOperators.I2F, 0))
                     .fma(FloatVector.broadcast(F8, LittleEndian.half(w, base) * a.d[xb + i]), acc);
         }
-        return VectorMath.sum(acc);
+        return acc.reduceLanes(VectorOperators.ADD);
     }
 
     /**
@@ -577,7 +577,7 @@ final class IntDots {
                         .convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F8, d * (ls - 32)), acc);
             }
         }
-        return VectorMath.sum(acc);
+        return acc.reduceLanes(VectorOperators.ADD);
     }
 
     /**
@@ -607,7 +607,7 @@ final class IntDots {
             acc = ((FloatVector) sum.convert(VectorOperators.I2F, 0))
                     .fma(FloatVector.broadcast(F16, LittleEndian.half(w, base) * a.d[xb + i]), acc);
         }
-        return VectorMath.sum(acc);
+        return acc.reduceLanes(VectorOperators.ADD);
     }
 
     /**
@@ -670,7 +670,7 @@ final class IntDots {
                 }
             }
         }
-        return VectorMath.sum(acc0.add(acc1)) - offset;
+        return acc0.add(acc1).reduceLanes(VectorOperators.ADD) - offset;
     }
 
     /**
@@ -708,6 +708,6 @@ final class IntDots {
             }
             acc = ((FloatVector) block.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F16, d), acc);
         }
-        return VectorMath.sum(acc.sub(offset));
+        return acc.sub(offset).reduceLanes(VectorOperators.ADD);
     }
 }

@@ -100,7 +100,7 @@ final class KQuantDots {
             }
             mins += dmin * minSum;
         }
-        return VectorMath.sum(acc0.add(acc1)) - mins;
+        return acc0.add(acc1).reduceLanes(VectorOperators.ADD) - mins;
     }
 
     /**
@@ -137,7 +137,7 @@ final class KQuantDots {
                 }
             }
         }
-        return VectorMath.sum(acc0.add(acc1));
+        return acc0.add(acc1).reduceLanes(VectorOperators.ADD);
     }
 
     /**
@@ -170,7 +170,7 @@ final class KQuantDots {
                 acc1 = b.fma(FloatVector.broadcast(F, d * (lb - 32)), acc1);
             }
         }
-        return VectorMath.sum(acc0.add(acc1));
+        return acc0.add(acc1).reduceLanes(VectorOperators.ADD);
     }
 
     /**
@@ -248,6 +248,6 @@ final class KQuantDots {
                 }
             }
         }
-        return VectorMath.sum(acc0.add(acc1).add(acc2.add(acc3)));
+        return acc0.add(acc1).add(acc2.add(acc3)).reduceLanes(VectorOperators.ADD);
     }
 }

@@ -296,7 +296,7 @@ final class TiledAttentionTask implements ParallelTask {
         }
         float alpha = (float) Math.exp(old - max); // 0 on the first block, where old = −∞
         state[i] = max;
-        state[mPad + i] = state[mPad + i] * alpha + VectorMath.sum(sumV);
+        state[mPad + i] = state[mPad + i] * alpha + sumV.reduceLanes(VectorOperators.ADD);
         state[2 * mPad + i] = alpha;
     }
 

@@ -1,6 +1,7 @@
 package io.squall.kernels.cpu;
 
 import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorOperators;
 
 import static io.squall.kernels.cpu.Lanes.F;
 import static io.squall.kernels.cpu.Lanes.L;
@@ -200,10 +201,10 @@ final class TiledMatmul {
     private static void store(float[] out, int rows, int r0, int b, FloatVector a0, FloatVector a1,
                               FloatVector a2, FloatVector a3, float[] w, int cols, float[] x, int xb, int c) {
         int o = b * rows + r0;
-        out[o] = VectorMath.sum(a0) + tail(w, 0, x, xb, c, cols);
-        out[o + 1] = VectorMath.sum(a1) + tail(w, cols, x, xb, c, cols);
-        out[o + 2] = VectorMath.sum(a2) + tail(w, 2 * cols, x, xb, c, cols);
-        out[o + 3] = VectorMath.sum(a3) + tail(w, 3 * cols, x, xb, c, cols);
+        out[o] = a0.reduceLanes(VectorOperators.ADD) + tail(w, 0, x, xb, c, cols);
+        out[o + 1] = a1.reduceLanes(VectorOperators.ADD) + tail(w, cols, x, xb, c, cols);
+        out[o + 2] = a2.reduceLanes(VectorOperators.ADD) + tail(w, 2 * cols, x, xb, c, cols);
+        out[o + 3] = a3.reduceLanes(VectorOperators.ADD) + tail(w, 3 * cols, x, xb, c, cols);
     }
 
     private static float tail(float[] w, int wo, float[] x, int xo, int from, int cols) {

@@ -41,6 +41,13 @@ final class VectorMath {
      * or compiled. {@code reduceLanes(ADD)} may add floats in any order, and C2's order is not the Java fallback's,
      * so a dot product changed in its last bits once its kernel was compiled; an 8-bit rounding of activations
      * further on could then tip, and the same prompt gave logits up to 0.04 apart from one process to the next.
+     *
+     * <p>The row kernels ({@code IntDots}, {@code FusedDots}, {@code KQuantDots}, the tiles, attention) call
+     * {@code reduceLanes} in place instead: C2 compiles them into units large enough to reach its node cutoff
+     * ({@code NodeCountInliningCutoff}), where it refuses to inline a call forced by our directive (unlike the JDK's
+     * own {@code @ForceInline}), so this helper ran as a call with a boxed vector on every row and IQ4_XS decode fell
+     * to 73–114 tokens/s in about half the processes. With {@link #exp} and the RMS norm's double sum, ten fresh
+     * processes still gave the same logits bit for bit (BENCHMARKS).
      */
     static float sum(FloatVector v) {
         FloatVector s = v;
