@@ -108,14 +108,15 @@ class ImageIT {
                 GgmlType.Q8_0, null, 5), models.resolve("m.gguf"));
         Files.setPosixFilePermissions(models.resolve("m.gguf"), PosixFilePermissions.fromString("rw-r--r--"));
         assertThat(podman("load", "-i", tarball.toString()).exitCode).isZero();
-        int port = FreePorts.one();
+        int[] ports = FreePorts.of(4);
+        int port = ports[0];
         String name = "squall-image-it-" + ProcessHandle.current().pid();
         Run started = podman("run", "-d", "--rm", "--name", name, "--runtime", "runc",
                 "--ulimit", "nofile=20000:20000", "--ulimit", "nproc=32768:32768", "--network=host",
                 "-v", models + ":/models:ro", "localhost/squall:it",
                 "serve", "--model", "/models/m.gguf", "--host", "127.0.0.1", "--http-port", Integer.toString(port),
-                "--rsocket-port", Integer.toString(FreePorts.one()), "--rsocket-ws-port", Integer.toString(FreePorts.one()),
-                "--grid-port", Integer.toString(FreePorts.one()), "--kv-blocks", "256");
+                "--rsocket-port", Integer.toString(ports[1]), "--rsocket-ws-port", Integer.toString(ports[2]),
+                "--grid-port", Integer.toString(ports[3]), "--kv-blocks", "256");
         assertThat(started.exitCode).as(started.output).isZero();
         try (HttpClient http = HttpClient.newHttpClient()) {
             URI base = URI.create("http://127.0.0.1:" + port);

@@ -9,7 +9,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -161,10 +160,11 @@ class ReadmeSetupIT {
 
     /** {@code ./squall serve} on free ports answers {@code /v1/models} with the demo model, then stops on SIGTERM. */
     private static void serveAnswers(Path clone, Map<String, String> env) throws Exception {
-        int http = freePort();
+        int[] ports = FreePorts.of(4);
+        int http = ports[0];
         Path log = dir.resolve("serve.log");
-        ProcessBuilder serve = new ProcessBuilder("./squall", "serve", "--http-port", "" + http, "--rsocket-port", "" + freePort(),
-                "--rsocket-ws-port", "" + freePort(), "--grid-port", "" + freePort())
+        ProcessBuilder serve = new ProcessBuilder("./squall", "serve", "--http-port", "" + http, "--rsocket-port",
+                "" + ports[1], "--rsocket-ws-port", "" + ports[2], "--grid-port", "" + ports[3])
                 .directory(clone.toFile()).redirectErrorStream(true).redirectOutput(log.toFile());
         serve.environment().clear();
         serve.environment().putAll(env);
@@ -221,13 +221,5 @@ class ReadmeSetupIT {
                     + Files.readString(out));
         }
         return new Run(process.exitValue(), Files.readString(out, StandardCharsets.UTF_8));
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }

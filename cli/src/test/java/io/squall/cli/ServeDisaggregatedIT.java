@@ -6,7 +6,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -52,11 +51,12 @@ class ServeDisaggregatedIT {
         assertThat(run.waitFor(120, TimeUnit.SECONDS)).isTrue();
         String expected = JSON.readTree(Files.readString(dir.resolve("run.out"))).get("text").asText();
 
-        int http = freePort();
+        int[] ports = FreePorts.of(4);
+        int http = ports[0];
         Path err = dir.resolve("serve.err");
         Process serve = squall(List.of("serve", "--model", model.toString(), "--prefill-workers", "1", "--decode-workers", "1",
-                "--disagg-min-tokens", "16", "--http-port", String.valueOf(http), "--rsocket-port", String.valueOf(freePort()),
-                "--rsocket-ws-port", String.valueOf(freePort()), "--grid-port", String.valueOf(freePort())),
+                "--disagg-min-tokens", "16", "--http-port", String.valueOf(http), "--rsocket-port", String.valueOf(ports[1]),
+                "--rsocket-ws-port", String.valueOf(ports[2]), "--grid-port", String.valueOf(ports[3])),
                 dir.resolve("serve.out"), err);
         try {
             awaitTrue(() -> status(http, "/v1/models") == 200, serve);
@@ -133,12 +133,6 @@ class ServeDisaggregatedIT {
             assertThat(process.isAlive()).as("squall serve is running").isTrue();
             assertThat(System.nanoTime()).as("condition within %s", TIMEOUT).isLessThan(deadline);
             Thread.onSpinWait();
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
         }
     }
 }
