@@ -273,10 +273,13 @@ final class MatmulTask implements ParallelTask {
         }
         for (; r < r1; r++) {
             long row = r * w.rowBytes();
+            for (int k = 0; k < blocks; k++) {
+                buffer[k] = layout.min(seg, row + (long) k * layout.blockBytes());
+            }
             for (int b = 0; b < batch; b++) {
                 float offsets = 0f;
                 for (int k = 0; k < blocks; k++) {
-                    offsets += layout.min(seg, row + (long) k * layout.blockBytes()) * sumErrors[b * blocks + k];
+                    offsets += buffer[k] * sumErrors[b * blocks + k];
                 }
                 out[b * rows + r] += offsets;
             }

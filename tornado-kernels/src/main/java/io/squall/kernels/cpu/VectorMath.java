@@ -46,8 +46,8 @@ final class VectorMath {
      * {@code reduceLanes} in place instead: C2 compiles them into units large enough to reach its node cutoff
      * ({@code NodeCountInliningCutoff}), where it refuses to inline a call forced by our directive (unlike the JDK's
      * own {@code @ForceInline}), so this helper ran as a call with a boxed vector on every row and IQ4_XS decode fell
-     * to 73–114 tokens/s in about half the processes. With {@link #exp} and the RMS norm's double sum, ten fresh
-     * processes still gave the same logits bit for bit (BENCHMARKS).
+     * to 73–114 tokens/s in about half the processes. With {@link #exp} and the RMS norm's double sum, eight fresh
+     * processes on each of three held-out files still gave the same logits bit for bit (BENCHMARKS).
      */
     static float sum(FloatVector v) {
         FloatVector s = v;
