@@ -3,16 +3,13 @@ package io.squall.functions.discovery.hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import io.squall.functions.api.auth.ClusterSecret;
 import io.squall.functions.discovery.Discovery;
+import io.squall.functions.discovery.FreePorts;
 import io.squall.kvgrid.KvEvent;
 import io.squall.kvgrid.grid.BlockDirectory;
 import io.squall.kvgrid.grid.GridConfig;
 import io.squall.kvgrid.grid.GridMembers;
 import io.squall.kvgrid.grid.KvEventTopic;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.util.List;
 import java.util.Objects;
 
@@ -77,7 +74,7 @@ public final class ClusterMember implements AutoCloseable {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(secret, "secret");
         Objects.requireNonNull(host, "host");
-        int bound = port == 0 ? freePort(host) : port;
+        int bound = port == 0 ? FreePorts.one(host) : port;
         String seed = join == null ? host + ":" + bound : join;
         return new ClusterMember(GridMembers.start(
                 new GridConfig(secret.clusterName(name), host, bound, List.of(seed), 1, g4Blocks)));
@@ -127,13 +124,5 @@ public final class ClusterMember implements AutoCloseable {
     public void close() {
         discovery.close();
         member.shutdown();
-    }
-
-    private static int freePort(String host) {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(host))) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }
