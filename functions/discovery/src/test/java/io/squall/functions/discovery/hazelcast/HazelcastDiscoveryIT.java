@@ -3,6 +3,7 @@ package io.squall.functions.discovery.hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import io.squall.functions.discovery.Discovery;
 import io.squall.functions.discovery.DiscoveryEvent;
+import io.squall.functions.discovery.FreePorts;
 import io.squall.functions.discovery.InstanceId;
 import io.squall.functions.discovery.LoadReport;
 import io.squall.functions.discovery.Registration;
@@ -19,9 +20,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import reactor.test.StepVerifier;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,7 +43,7 @@ class HazelcastDiscoveryIT {
 
     @BeforeAll
     static void startMembers() {
-        int[] ports = {freePort(), freePort(), freePort()};
+        int[] ports = FreePorts.of("127.0.0.1", 3);
         List<String> seeds = List.of("127.0.0.1:" + ports[0], "127.0.0.1:" + ports[1], "127.0.0.1:" + ports[2]);
         for (int port : ports) {
             MEMBERS.add(GridMembers.start(new GridConfig("discovery-it-" + ports[0], "127.0.0.1", port, seeds, 1, 1000)));
@@ -100,13 +98,5 @@ class HazelcastDiscoveryIT {
                 .expectNextMatches(e -> e instanceof DiscoveryEvent.Removed r && r.id().instance() == 2)
                 .thenCancel()
                 .verify(Duration.ofSeconds(60));
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }

@@ -5,6 +5,7 @@ import com.hazelcast.map.IMap;
 import com.hazelcast.map.listener.EntryExpiredListener;
 import io.squall.functions.discovery.Discovery;
 import io.squall.functions.discovery.DiscoveryEvent;
+import io.squall.functions.discovery.FreePorts;
 import io.squall.functions.discovery.InstanceId;
 import io.squall.functions.discovery.LoadReport;
 import io.squall.functions.discovery.ServedModel;
@@ -18,9 +19,6 @@ import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.test.StepVerifier;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -47,7 +45,7 @@ class LapsedLeaseIT {
 
     @BeforeAll
     static void startMembers() {
-        int[] ports = {freePort(), freePort()};
+        int[] ports = FreePorts.of("127.0.0.1", 2);
         List<String> seeds = List.of("127.0.0.1:" + ports[0], "127.0.0.1:" + ports[1]);
         for (int port : ports) {
             MEMBERS.add(GridMembers.start(new GridConfig("lapsed-it-" + ports[0], "127.0.0.1", port, seeds, 1, 1000)));
@@ -124,13 +122,5 @@ class LapsedLeaseIT {
     private static WorkerInstance instance(long n) {
         return new WorkerInstance(new InstanceId("lapse", "worker", "generate", n), WorkerRole.AGGREGATED,
                 ServedModel.of("m", 4096, 16), "127.0.0.1", 7000, 8000, 8, LoadReport.idle(100));
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }
