@@ -1,12 +1,10 @@
 package io.squall.scheduler.connector;
 
+import io.squall.functions.discovery.FreePorts;
 import io.squall.scheduler.Pool;
 
 import java.io.File;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -46,7 +44,8 @@ public final class ProcessWorkers implements WorkerFactory {
 
     @Override
     public WorkerHandle start(Pool pool) {
-        int port = freePort(host);
+        // released before the worker binds it: FreePorts keeps it from the workers started next
+        int port = FreePorts.one(host);
         List<String> line = new ArrayList<>(command.apply(pool, port));
         try {
             Files.createDirectories(logs);
@@ -96,14 +95,6 @@ public final class ProcessWorkers implements WorkerFactory {
                 }, runnable -> Thread.ofPlatform().name("squall-worker-stop").daemon(true).start(runnable));
             }
             return stopped;
-        }
-    }
-
-    private static int freePort(String host) {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(host))) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
     }
 }
