@@ -1,12 +1,11 @@
 package io.squall.cli.bench;
 
+import io.squall.functions.discovery.FreePorts;
 import io.squall.functions.discovery.WorkerRole;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -75,11 +74,13 @@ final class ChaosCluster implements AutoCloseable {
     }
 
     private static final Duration START_LIMIT = Duration.ofMinutes(3);
+    /** The address every stage binds, and so where their ports are chosen. */
+    private static final String LOOPBACK = "127.0.0.1";
 
     private final Setup setup;
     private final AtomicInteger started = new AtomicInteger();
     private final List<Worker> workers = new ArrayList<>();
-    private final int gatewayHttpPort = freePort();
+    private final int gatewayHttpPort = FreePorts.one(LOOPBACK);
     private StageProcess member;
     private StageProcess gateway;
 
@@ -91,10 +92,12 @@ final class ChaosCluster implements AutoCloseable {
     static ChaosCluster start(Setup setup) throws InterruptedException {
         ChaosCluster cluster = new ChaosCluster(setup);
         try {
-            int seedPort = freePort();
-            cluster.member = cluster.startGateway("member", seedPort, freePort(), "127.0.0.1:" + seedPort);
+            int[] memberPorts = FreePorts.of(LOOPBACK, 2);
+            cluster.member = cluster.startGateway("member", memberPorts[0], memberPorts[1],
+                    LOOPBACK + ":" + memberPorts[0]);
             cluster.awaitReady(List.of(cluster.member));
-            cluster.gateway = cluster.startGateway("gateway", freePort(), cluster.gatewayHttpPort, cluster.join());
+            cluster.gateway = cluster.startGateway("gateway", FreePorts.one(LOOPBACK), cluster.gatewayHttpPort,
+                    cluster.join());
             for (int slot = 0; slot < 3; slot++) {
                 WorkerRole role = !setup.disaggregated() ? WorkerRole.AGGREGATED
                         : slot == 0 ? WorkerRole.PREFILL : WorkerRole.DECODE;
@@ -112,7 +115,7 @@ final class ChaosCluster implements AutoCloseable {
 
     /** The gateway's root URL; the same across its restarts. */
     URI gatewayUrl() {
-        return URI.create("http://127.0.0.1:" + gatewayHttpPort);
+        return URI.create("http://" + LOOPBACK + ":" + gatewayHttpPort);
     }
 
     List<Worker> workers() {
@@ -145,21 +148,23 @@ final class ChaosCluster implements AutoCloseable {
 
     private StageProcess startGateway(String name, int gridPort, int httpPort, String join) {
         List<String> args = List.of("gateway", "--model", setup.model().toString(), "--served-model-name", MODEL,
-                "--join", join, "--host", "127.0.0.1", "--grid-port", Integer.toString(gridPort),
+                "--join", join, "--host", LOOPBACK, "--grid-port", Integer.toString(gridPort),
                 "--http-port", Integer.toString(httpPort), "--rsocket-port", "0", "--rsocket-ws-port", "0");
         return StageProcess.start(name, args, log(name), httpPort, gridPort);
     }
 
     /** Starts a process in {@code worker}'s slot, behind a new relay, with the slot's G3 directory. */
     private void startWorker(Worker worker) {
-        int rsocketPort = freePort();
-        int httpPort = freePort();
-        int gridPort = freePort();
+        // the relay's port comes from the same call: a relay binding port 0 after the others are released could get one
+        int[] ports = FreePorts.of(LOOPBACK, 4);
+        int rsocketPort = ports[0];
+        int httpPort = ports[1];
+        int gridPort = ports[2];
         if (worker.relay != null) {
             worker.relay.close();
         }
         try {
-            worker.relay = new TcpRelay(new InetSocketAddress("127.0.0.1", rsocketPort));
+            worker.relay = new TcpRelay(ports[3], new InetSocketAddress(LOOPBACK, rsocketPort));
             Files.createDirectories(worker.disk);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -167,8 +172,8 @@ final class ChaosCluster implements AutoCloseable {
         String name = "worker-" + worker.slot + "-" + worker.role.name().toLowerCase(Locale.ROOT);
         List<String> args = new ArrayList<>(List.of("worker", "--role", worker.role.name().toLowerCase(Locale.ROOT),
                 "--model", setup.model().toString(), "--served-model-name", MODEL, "--join", join(),
-                "--host", "127.0.0.1", "--grid-port", Integer.toString(gridPort), "--http-port", Integer.toString(httpPort),
-                "--rsocket-port", Integer.toString(rsocketPort), "--advertise", "127.0.0.1:" + worker.relay.port(),
+                "--host", LOOPBACK, "--grid-port", Integer.toString(gridPort), "--http-port", Integer.toString(httpPort),
+                "--rsocket-port", Integer.toString(rsocketPort), "--advertise", LOOPBACK + ":" + worker.relay.port(),
                 "--kv-disk-dir", worker.disk.toString(), "--kv-disk-bytes", Long.toString(setup.diskBytes()),
                 "--drain-seconds", "0"));
         args.addAll(setup.workerArgs());
@@ -187,7 +192,7 @@ final class ChaosCluster implements AutoCloseable {
     /** {@code SIGKILL} of the gateway, and a new one started at once on the same HTTP port (not waited for). */
     void crashAndRestartGateway() throws InterruptedException {
         gateway.kill();
-        gateway = startGateway("gateway", freePort(), gatewayHttpPort, join());
+        gateway = startGateway("gateway", FreePorts.one(LOOPBACK), gatewayHttpPort, join());
     }
 
     /** {@code SIGKILL} of the seed member. */
@@ -197,7 +202,8 @@ final class ChaosCluster implements AutoCloseable {
 
     /** A new member process in place of the lost one, joining a live member; waits until it is ready. */
     void restartMember() throws InterruptedException {
-        member = startGateway("member", freePort(), freePort(), join());
+        int[] ports = FreePorts.of(LOOPBACK, 2);
+        member = startGateway("member", ports[0], ports[1], join());
         awaitReady(List.of(member));
     }
 
@@ -271,14 +277,6 @@ final class ChaosCluster implements AutoCloseable {
 
     private Path log(String name) {
         return setup.dir().resolve(name + "-" + started.incrementAndGet() + ".log");
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     @Override

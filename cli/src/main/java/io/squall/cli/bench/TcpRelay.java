@@ -31,10 +31,10 @@ final class TcpRelay implements AutoCloseable {
     private volatile long delayNanos;
     private volatile long bytesPerSecond;
 
-    /** Listens on a free loopback port and forwards every connection to {@code target}. */
-    TcpRelay(InetSocketAddress target) throws IOException {
+    /** Listens on loopback {@code port} and forwards every connection to {@code target}. */
+    TcpRelay(int port, InetSocketAddress target) throws IOException {
         this.target = target;
-        this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        this.server = new ServerSocket(port, 50, InetAddress.getLoopbackAddress());
         Thread.ofPlatform().name("relay-accept-" + port()).daemon(true).start(this::accept);
     }
 
