@@ -2,6 +2,7 @@ package io.squall.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.squall.functions.discovery.FreePorts;
 import io.squall.functions.engine.model.Architecture;
 import io.squall.functions.engine.model.RandomModel;
 import io.squall.kernels.GgmlType;
@@ -108,7 +109,7 @@ class ImageIT {
                 GgmlType.Q8_0, null, 5), models.resolve("m.gguf"));
         Files.setPosixFilePermissions(models.resolve("m.gguf"), PosixFilePermissions.fromString("rw-r--r--"));
         assertThat(podman("load", "-i", tarball.toString()).exitCode).isZero();
-        int[] ports = FreePorts.of(4);
+        int[] ports = FreePorts.of("127.0.0.1", 4);
         int port = ports[0];
         String name = "squall-image-it-" + ProcessHandle.current().pid();
         Run started = podman("run", "-d", "--rm", "--name", name, "--runtime", "runc",

@@ -2,6 +2,7 @@ package io.squall.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.squall.functions.discovery.FreePorts;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -160,7 +161,7 @@ class ReadmeSetupIT {
 
     /** {@code ./squall serve} on free ports answers {@code /v1/models} with the demo model, then stops on SIGTERM. */
     private static void serveAnswers(Path clone, Map<String, String> env) throws Exception {
-        int[] ports = FreePorts.of(4);
+        int[] ports = FreePorts.of("127.0.0.1", 4);
         int http = ports[0];
         Path log = dir.resolve("serve.log");
         ProcessBuilder serve = new ProcessBuilder("./squall", "serve", "--http-port", "" + http, "--rsocket-port",

@@ -2,6 +2,7 @@ package io.squall.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.squall.functions.discovery.FreePorts;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -51,7 +52,7 @@ class ServeDisaggregatedIT {
         assertThat(run.waitFor(120, TimeUnit.SECONDS)).isTrue();
         String expected = JSON.readTree(Files.readString(dir.resolve("run.out"))).get("text").asText();
 
-        int[] ports = FreePorts.of(4);
+        int[] ports = FreePorts.of("127.0.0.1", 4);
         int http = ports[0];
         Path err = dir.resolve("serve.err");
         Process serve = squall(List.of("serve", "--model", model.toString(), "--prefill-workers", "1", "--decode-workers", "1",

@@ -5,6 +5,7 @@ import io.squall.functions.api.FinishReason;
 import io.squall.functions.api.GenerateRequest;
 import io.squall.functions.api.SamplingOptions;
 import io.squall.functions.api.TokenChunk;
+import io.squall.functions.discovery.FreePorts;
 import io.squall.functions.discovery.InstanceId;
 import io.squall.functions.discovery.WorkerInstance;
 import io.squall.functions.discovery.WorkerRole;
@@ -67,7 +68,7 @@ class WorkerDrainIT {
         Path model = dir.resolve("m.gguf");
         RandomModel.write(new RandomModel.Spec(Architecture.LLAMA, new RandomModel.Shape(64, 2, 4, 4, 128, 512),
                 GgmlType.F32, null, 77), model);
-        int gridPort = FreePorts.one();
+        int gridPort = FreePorts.one("127.0.0.1");
         HazelcastInstance member = GridMembers.start(new GridConfig(Cluster.NAME, "127.0.0.1", gridPort,
                 List.of("127.0.0.1:" + gridPort), 1, 100_000));
         Path err = dir.resolve("worker.err");
