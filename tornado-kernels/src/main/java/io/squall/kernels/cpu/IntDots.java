@@ -47,6 +47,7 @@ import java.nio.ByteOrder;
 final class IntDots {
 
     private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
+    private static final VectorSpecies<Byte> B8 = ByteVector.SPECIES_64;
     private static final VectorSpecies<Byte> B16 = ByteVector.SPECIES_128;
     private static final VectorSpecies<Short> S16 = ShortVector.SPECIES_256;
     private static final VectorSpecies<Float> F8 = FloatVector.SPECIES_256;
@@ -638,19 +639,19 @@ final class IntDots {
         short[] x = a.q;
         float[] sums = a.sums;
         int xb = xo / Q6_KCodec.BLOCK_SIZE;
-        FloatVector acc0 = FloatVector.zero(F8);
-        FloatVector acc1 = acc0;
-        float offset = 0f;
+        FloatVector acc = FloatVector.zero(F8);
+        // Σ_g scale_g·Σx_g per lane, scaled by 32·d and summed over super-blocks: reduced once, at the end
+        FloatVector offset = acc;
         for (int i = 0; i < blocks; i++) {
             long base = off + (long) i * Q6_KCodec.BLOCK_BYTES;
             float d = LittleEndian.half(w, base + Q6_KCodec.D_OFFSET) * a.d[xb + i];
             long sc = base + Q6_KCodec.SCALES_OFFSET;
+            FloatVector d32 = FloatVector.broadcast(F8, 32f * d);
             int g0 = (xb + i) * 16;
-            int scaledSums = 0;
-            for (int g = 0; g < 16; g++) {
-                scaledSums += w.get(ValueLayout.JAVA_BYTE, sc + g) * (int) sums[g0 + g];
-            }
-            offset += 32f * d * scaledSums;
+            offset = eightScales(w, sc).mul(FloatVector.fromArray(F8, sums, g0)).fma(d32, offset);
+            offset = eightScales(w, sc + 8).mul(FloatVector.fromArray(F8, sums, g0 + 8)).fma(d32, offset);
+            // each group's paired products times its scale, as ints (exact, as in q6_KWide): one conversion a block
+            IntVector block = IntVector.zero(I8);
             for (int h = 0; h < 4; h++) {
                 int n = h >>> 1;
                 int l = 16 * (h & 1);
@@ -663,14 +664,21 @@ final class IntDots {
                             .or(qh.lanewise(VectorOperators.LSHL, 4 - k).and((short) 0x30));
                     ShortVector up = ql.lanewise(VectorOperators.LSHR, 4)
                             .or(qh.lanewise(VectorOperators.LSHR, k).and((short) 0x30));
-                    acc0 = pairs(lo.mul(ShortVector.fromArray(S16, x, xe + 32 * (k >>> 1))))
-                            .fma(FloatVector.broadcast(F8, d * w.get(ValueLayout.JAVA_BYTE, s + (k >>> 1) * 2)), acc0);
-                    acc1 = pairs(up.mul(ShortVector.fromArray(S16, x, xe + 64 + 32 * (k >>> 1))))
-                            .fma(FloatVector.broadcast(F8, d * w.get(ValueLayout.JAVA_BYTE, s + 4 + (k >>> 1) * 2)), acc1);
+                    block = block
+                            .add(pairInts(lo.mul(ShortVector.fromArray(S16, x, xe + 32 * (k >>> 1))))
+                                    .mul(w.get(ValueLayout.JAVA_BYTE, s + (k >>> 1) * 2)))
+                            .add(pairInts(up.mul(ShortVector.fromArray(S16, x, xe + 64 + 32 * (k >>> 1))))
+                                    .mul(w.get(ValueLayout.JAVA_BYTE, s + 4 + (k >>> 1) * 2)));
                 }
             }
+            acc = ((FloatVector) block.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F8, d), acc);
         }
-        return acc0.add(acc1).reduceLanes(VectorOperators.ADD) - offset;
+        return acc.sub(offset).reduceLanes(VectorOperators.ADD);
+    }
+
+    /** Eight signed group scales from {@code off}, as float lanes. */
+    private static FloatVector eightScales(MemorySegment w, long off) {
+        return (FloatVector) ByteVector.fromMemorySegment(B8, w, off, LE).convertShape(VectorOperators.B2F, F8, 0);
     }
 
     /**
