@@ -5,10 +5,8 @@ import io.squall.functions.api.GenerateRequest;
 import io.squall.functions.api.TokenChunk;
 import io.squall.functions.api.rsocket.RSocketGenerateClient;
 import io.squall.functions.api.rsocket.StageConnections;
+import io.squall.functions.discovery.FreePorts;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -34,13 +32,9 @@ final class ItSupport {
         }
     }
 
-    /** A TCP port free on loopback now. */
+    /** A TCP port free on loopback now, and not one this JVM handed out lately ({@link FreePorts}). */
     static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return FreePorts.one("127.0.0.1");
     }
 
     /** {@code first} followed by {@code second}. */
