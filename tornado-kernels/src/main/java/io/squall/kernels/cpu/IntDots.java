@@ -199,47 +199,41 @@ final class IntDots {
     }
 
     /**
-     * Q4_0 row with Q8_0 activations: {@code Σ d_w·(d_x·Σ n·q_x − 8·d_x·Σ q_x)} over blocks, {@code n} the
-     * unsigned nibbles; {@code d_x·Σq_x} comes from {@link QuantizedActivations#sums}. A block per 16 short lanes:
-     * taken with 256-bit vectors only, as with 512-bit ones Q4_0 keeps float activations
+     * Q4_0 row with Q8_0 activations: {@code Σ d_w·d_x·Σ (n − 8)·q_x} over blocks, {@code n} the unsigned nibbles,
+     * offset by 8 in the 16-bit lanes before the multiply (two subtractions a block, where taking {@code 8·d_x·Σ q_x}
+     * off afterwards cost a second f16 conversion, two scalar products and a loop-carried scalar sum). A block per 16
+     * short lanes: taken with 256-bit vectors only, as with 512-bit ones Q4_0 keeps float activations
      * ({@link QuantizedActivations.Scheme#of}).
      */
     static float q4_0(MemorySegment w, long off, QuantizedActivations a, int xo, int blocks) {
         short[] x = a.q;
         float[] xd = a.d;
-        float[] xs = a.sums;
         int xb = xo / Q4_0Codec.BLOCK_SIZE;
         FloatVector acc0 = FloatVector.zero(F8);
         FloatVector acc1 = acc0;
-        float offset = 0f;
         int i = 0;
         for (; i + 1 < blocks; i += 2) {
             long base = off + (long) i * Q4_0Codec.BLOCK_BYTES;
             long next = base + Q4_0Codec.BLOCK_BYTES;
             int xi = xo + i * Q4_0Codec.BLOCK_SIZE;
-            ShortVector n0 = unsigned16(w, base + Q4_0Codec.QS_OFFSET);
-            ShortVector n1 = unsigned16(w, next + Q4_0Codec.QS_OFFSET);
-            ShortVector p0 = n0.and((short) 0x0F).mul(ShortVector.fromArray(S16, x, xi))
-                    .add(n0.lanewise(VectorOperators.LSHR, 4).mul(ShortVector.fromArray(S16, x, xi + 16)));
-            ShortVector p1 = n1.and((short) 0x0F).mul(ShortVector.fromArray(S16, x, xi + 32))
-                    .add(n1.lanewise(VectorOperators.LSHR, 4).mul(ShortVector.fromArray(S16, x, xi + 48)));
-            float d0 = LittleEndian.half(w, base);
-            float d1 = LittleEndian.half(w, next);
-            acc0 = pairs(p0).fma(FloatVector.broadcast(F8, d0 * xd[xb + i]), acc0);
-            acc1 = pairs(p1).fma(FloatVector.broadcast(F8, d1 * xd[xb + i + 1]), acc1);
-            offset += d0 * xs[xb + i] + d1 * xs[xb + i + 1];
+            acc0 = q4Block(w, base, x, xi).fma(FloatVector.broadcast(F8, LittleEndian.half(w, base) * xd[xb + i]), acc0);
+            acc1 = q4Block(w, next, x, xi + 32)
+                    .fma(FloatVector.broadcast(F8, LittleEndian.half(w, next) * xd[xb + i + 1]), acc1);
         }
         if (i < blocks) {
             long base = off + (long) i * Q4_0Codec.BLOCK_BYTES;
             int xi = xo + i * Q4_0Codec.BLOCK_SIZE;
-            ShortVector n0 = unsigned16(w, base + Q4_0Codec.QS_OFFSET);
-            ShortVector p0 = n0.and((short) 0x0F).mul(ShortVector.fromArray(S16, x, xi))
-                    .add(n0.lanewise(VectorOperators.LSHR, 4).mul(ShortVector.fromArray(S16, x, xi + 16)));
-            float d0 = LittleEndian.half(w, base);
-            acc0 = pairs(p0).fma(FloatVector.broadcast(F8, d0 * xd[xb + i]), acc0);
-            offset += d0 * xs[xb + i];
+            acc0 = q4Block(w, base, x, xi).fma(FloatVector.broadcast(F8, LittleEndian.half(w, base) * xd[xb + i]), acc0);
         }
-        return acc0.add(acc1).reduceLanes(VectorOperators.ADD) - 8f * offset;
+        return acc0.add(acc1).reduceLanes(VectorOperators.ADD);
+    }
+
+    /** {@code Σ (n − 8)·q_x} of the Q4_0 block at {@code base} in 8 float lanes (each |pair| ≤ 2·2·8·127). */
+    private static FloatVector q4Block(MemorySegment w, long base, short[] x, int xi) {
+        ShortVector n = unsigned16(w, base + Q4_0Codec.QS_OFFSET);
+        ShortVector low = n.and((short) 0x0F).sub((short) 8);
+        ShortVector high = n.lanewise(VectorOperators.LSHR, 4).sub((short) 8);
+        return pairs(low.mul(ShortVector.fromArray(S16, x, xi)).add(high.mul(ShortVector.fromArray(S16, x, xi + 16))));
     }
 
     /**

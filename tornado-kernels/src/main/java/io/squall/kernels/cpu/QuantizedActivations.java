@@ -69,7 +69,7 @@ final class QuantizedActivations {
     short[] q = new short[0];
     /** Scale of each block (f16-rounded for Q8_0), blocks of all rows in order. */
     float[] d = new float[0];
-    /** Q8_0: {@code d·Σq} per block. Q8_K: {@code Σq} per 16 elements. */
+    /** Q8_K: {@code Σq} per 16 elements. */
     float[] sums = new float[0];
     /**
      * Q8_K with 512-bit vectors: {@link #q} with the middle quarters of every 64 elements swapped, so a pair of
@@ -106,7 +106,7 @@ final class QuantizedActivations {
             q = new short[n];
             dequantized = new float[n];
             d = new float[n / block];
-            sums = new float[scheme == Scheme.Q8_K ? n / 16 : n / block];
+            sums = new float[scheme == Scheme.Q8_K ? n / 16 : 0];
         }
         length = n;
         if (!integerDots) {
@@ -173,15 +173,12 @@ final class QuantizedActivations {
         }
         float scale = Float.float16ToFloat(Float.floatToFloat16(amax / 127f));
         float inverse = amax != 0f ? 127f / amax : 0f;
-        int sum = 0;
         for (int j = 0; j < 32; j++) {
             int level = nearest(x[first + j] * inverse);
             q[first + j] = (short) level;
             dequantized[first + j] = scale * level;
-            sum += level;
         }
         d[b] = scale;
-        sums[b] = scale * sum;
     }
 
     private void q8_KBlock(float[] x, int b) {
