@@ -127,14 +127,14 @@ final class WorkerPool implements AutoCloseable {
         ParallelTask work = task;
         int done = 0;
         int threads = threads();
+        ranges:
         for (int k = 0; k < threads; k++) {
             int slot = (self + k) % threads * STRIDE;
             boolean own = k == 0;
             while (true) {
                 long b = bounds.get(slot);
                 if ((int) (b >>> GENERATION_SHIFT) != gen) {
-                    completed.addAndGet(done);
-                    return;
+                    break ranges; // a later run has begun: this one's chunks are all claimed
                 }
                 int front = (int) (b >>> FRONT_SHIFT & CHUNK_MASK);
                 int back = (int) (b & CHUNK_MASK);
