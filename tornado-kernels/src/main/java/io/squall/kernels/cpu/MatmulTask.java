@@ -47,7 +47,7 @@ final class MatmulTask implements ParallelTask {
     private final ColumnActivations inputByColumn = new ColumnActivations();
     private final ColumnActivations q8_0ByColumn = new ColumnActivations();
     private final ColumnActivations q8_KByColumn = new ColumnActivations();
-    /** Whether this run's tiles are the broadcast ones, eight rows each. */
+    /** Whether this run's tiles are the broadcast ones, {@link TiledMatmul#BROADCAST_ROWS} rows each. */
     private boolean broadcast;
     /**
      * Chunks a matrix splits into from two activation rows on: sixteen per thread, so that a thread held up (this
@@ -92,7 +92,7 @@ final class MatmulTask implements ParallelTask {
         int maxChunkRows = 0;
         int total = 0;
         broadcast = TiledMatmul.BROADCAST && rowsOfInput >= TiledMatmul.BROADCAST_MIN_BATCH;
-        int tileRows = broadcast ? 8 : 4;
+        int tileRows = broadcast ? TiledMatmul.BROADCAST_ROWS : 4;
         for (int i = 0; i < matrices.length; i++) {
             int rows = matrices[i].rows();
             int perChunk = rowsOfInput == 1 ? DECODE_CHUNK_ROWS
@@ -324,12 +324,12 @@ final class MatmulTask implements ParallelTask {
     }
 
     /**
-     * Output rows {@code [r0, r1)} by the broadcast tiles: eight weight rows decoded at a time, times the activation
-     * rows of {@code byColumn}, into {@code byColumnOut}, then copied to {@code out} one activation row at a time; the
-     * rows left over (fewer than eight) take the 4-row and 1-row tiles over {@code x}. The tiles do not store into
-     * {@code out} directly: their outputs for one activation row land {@code rows} floats apart, and at a power-of-two
-     * row count those stores all fall in one L1 set (so stored, 2048x768 at batch 64 ran slower than the 4×4 tiles and
-     * 2000x768 1.3× faster).
+     * Output rows {@code [r0, r1)} by the broadcast tiles: {@link TiledMatmul#BROADCAST_ROWS} weight rows decoded at a
+     * time, times the activation rows of {@code byColumn}, into {@code byColumnOut}, then copied to {@code out} one
+     * activation row at a time; the rows left over (fewer than a tile) take the 4-row and 1-row tiles over {@code x}.
+     * The tiles do not store into {@code out} directly: their outputs for one activation row land {@code rows} floats
+     * apart, and at a power-of-two row count those stores all fall in one L1 set (so stored, 2048x768 at batch 64 ran
+     * slower than the 4×4 tiles and 2000x768 1.3× faster).
      */
     private static void broadcastRows(WeightMatrix w, ColumnActivations byColumn, float[] x, float[] out, int r0,
                                       int r1, float[] buffer, float[] byColumnOut) {
@@ -338,11 +338,12 @@ final class MatmulTask implements ParallelTask {
         int cols = w.cols();
         int stride = byColumn.stride;
         int r = r0;
-        for (; r + 8 <= r1; r += 8) {
-            for (int i = 0; i < 8; i++) {
+        int tile = TiledMatmul.BROADCAST_ROWS;
+        for (; r + tile <= r1; r += tile) {
+            for (int i = 0; i < tile; i++) {
                 RowDecoder.decode(w.type(), seg, (r + i) * rowBytes, cols, buffer, i * cols);
             }
-            TiledMatmul.eightRows(buffer, cols, byColumn, byColumnOut, (r - r0) * stride);
+            TiledMatmul.broadcastTile(buffer, cols, byColumn, byColumnOut, (r - r0) * stride);
         }
         // in blocks of 16 output rows: the 16 lines read for one activation row serve the next 15 from L1
         int rows = w.rows();

@@ -12,34 +12,50 @@ import static io.squall.kernels.cpu.Lanes.L;
  *
  * <p>Two shapes. The 4×4 micro-kernel keeps 16 accumulators of partial dot products (columns in the lanes), loads
  * each weight and activation vector once per 4 FMAs, and reduces every accumulator across its lanes at the end. The
- * broadcast tiles of {@link #eightRows} put activation rows in the lanes instead ({@link ColumnActivations}): each
- * weight is broadcast and multiplied into two vectors of activation rows, so an accumulator ends holding finished
- * outputs and nothing is reduced. From 32 activation rows on they reach ~225 GFLOP/s on one core against the 4×4
- * kernel's 150–175 (weights in cache, 2048x768 and 768x2048, batch 64); at a single vector of rows (16) the 4×4
- * kernel stays ahead (158 against 150 for a 12-row broadcast tile). Both need AVX-512's 32 vector registers.
+ * broadcast tiles of {@link #broadcastTile} put activation rows in the lanes instead ({@link ColumnActivations}):
+ * each weight is broadcast and multiplied into two vectors of activation rows, so an accumulator ends holding
+ * finished outputs and nothing is reduced. With AVX-512 a tile is eight weight rows (16 accumulators, two activation
+ * vectors and a broadcast in 32 registers): from 32 activation rows on it reaches ~225 GFLOP/s on one core against
+ * the 4×4 kernel's 150–175 (weights in cache, 2048x768 and 768x2048, batch 64), while at a single vector of rows
+ * (16) the 4×4 kernel stays ahead (158 against 150 for a 12-row broadcast tile). With AVX2's 16 registers a tile is
+ * six rows (12 accumulators, 15 registers): 83–87 GFLOP/s against the 4×4 kernel's 41–45, which keeps 7 of its 16
+ * accumulators on the stack (one core, 48 rows of 768 in cache, 64 activation rows; docs/BENCHMARKS.md).
  */
 final class TiledMatmul {
 
-    /** Whether the broadcast tiles run here: 16 accumulators, 2 activation vectors and a broadcast use 32 registers. */
-    static final boolean BROADCAST = L == 16;
-    /** Fewest activation rows for the broadcast tiles: two vectors of them. */
+    /** Whether the broadcast tiles run here: with 256- and 512-bit vectors. */
+    static final boolean BROADCAST = L == 8 || L == 16;
+    /** Weight rows of a broadcast tile: as many as two accumulators each leave registers for (16 with AVX2, 32). */
+    static final int BROADCAST_ROWS = L == 16 ? 8 : 6;
+    /**
+     * Fewest activation rows for the broadcast tiles: two vectors of them. With AVX2 at one vector (8 rows) the six-row
+     * tile lost to the 4×4 tile (the matmuls of a Q4_0 step: 29–36 against 24–28 ms), at 12 and 16 it won.
+     */
     static final int BROADCAST_MIN_BATCH = 2 * L;
 
     private TiledMatmul() {
     }
 
     /**
-     * Eight rows, decoded at {@code w[i·cols]}, times every activation row of {@code x}, two vectors of activation
-     * rows at a time (one for the last odd vector). Row {@code i}'s outputs go to {@code out[o + i·x.stride + b]}
-     * (padding rows included), by column like the input: written whole, as vectors.
+     * {@link #BROADCAST_ROWS} rows, decoded at {@code w[i·cols]}, times every activation row of {@code x}, two vectors
+     * of activation rows at a time (one for the last odd vector). Row {@code i}'s outputs go to
+     * {@code out[o + i·x.stride + b]} (padding rows included), by column like the input: written whole, as vectors.
      */
-    static void eightRows(float[] w, int cols, ColumnActivations x, float[] out, int o) {
+    static void broadcastTile(float[] w, int cols, ColumnActivations x, float[] out, int o) {
         int b = 0;
         for (; b + 2 * L <= x.stride; b += 2 * L) {
-            kernel8x2(w, cols, x, b, out, o + b);
+            if (BROADCAST_ROWS == 8) {
+                kernel8x2(w, cols, x, b, out, o + b);
+            } else {
+                kernel6x2(w, cols, x, b, out, o + b);
+            }
         }
         if (b < x.stride) {
-            kernel8x1(w, cols, x, b, out, o + b);
+            if (BROADCAST_ROWS == 8) {
+                kernel8x1(w, cols, x, b, out, o + b);
+            } else {
+                kernel6x1(w, cols, x, b, out, o + b);
+            }
         }
     }
 
@@ -49,7 +65,7 @@ final class TiledMatmul {
         FloatVector a60 = a00, a61 = a00, a70 = a00, a71 = a00;
         float[] xs = x.values;
         int stride = x.stride;
-        for (int c = 0, xo = b0; c < cols; c++, xo += stride) {
+        for (int c = 0, xo = b0 * cols; c < cols; c++, xo += 2 * L) {
             FloatVector v0 = FloatVector.fromArray(F, xs, xo);
             FloatVector v1 = FloatVector.fromArray(F, xs, xo + L);
             FloatVector s = FloatVector.broadcast(F, w[c]);
@@ -99,7 +115,7 @@ final class TiledMatmul {
         FloatVector a0 = FloatVector.zero(F), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
         float[] xs = x.values;
         int stride = x.stride;
-        for (int c = 0, xo = b0; c < cols; c++, xo += stride) {
+        for (int c = 0, xo = b0 * cols; c < cols; c++, xo += L) {
             FloatVector v = FloatVector.fromArray(F, xs, xo);
             a0 = FloatVector.broadcast(F, w[c]).fma(v, a0);
             a1 = FloatVector.broadcast(F, w[cols + c]).fma(v, a1);
@@ -118,6 +134,68 @@ final class TiledMatmul {
         a5.intoArray(out, o + 5 * stride);
         a6.intoArray(out, o + 6 * stride);
         a7.intoArray(out, o + 7 * stride);
+    }
+
+    private static void kernel6x2(float[] w, int cols, ColumnActivations x, int b0, float[] out, int o) {
+        FloatVector a00 = FloatVector.zero(F), a01 = a00, a10 = a00, a11 = a00, a20 = a00, a21 = a00;
+        FloatVector a30 = a00, a31 = a00, a40 = a00, a41 = a00, a50 = a00, a51 = a00;
+        float[] xs = x.values;
+        int stride = x.stride;
+        for (int c = 0, xo = b0 * cols; c < cols; c++, xo += 2 * L) {
+            FloatVector v0 = FloatVector.fromArray(F, xs, xo);
+            FloatVector v1 = FloatVector.fromArray(F, xs, xo + L);
+            FloatVector s = FloatVector.broadcast(F, w[c]);
+            a00 = s.fma(v0, a00);
+            a01 = s.fma(v1, a01);
+            s = FloatVector.broadcast(F, w[cols + c]);
+            a10 = s.fma(v0, a10);
+            a11 = s.fma(v1, a11);
+            s = FloatVector.broadcast(F, w[2 * cols + c]);
+            a20 = s.fma(v0, a20);
+            a21 = s.fma(v1, a21);
+            s = FloatVector.broadcast(F, w[3 * cols + c]);
+            a30 = s.fma(v0, a30);
+            a31 = s.fma(v1, a31);
+            s = FloatVector.broadcast(F, w[4 * cols + c]);
+            a40 = s.fma(v0, a40);
+            a41 = s.fma(v1, a41);
+            s = FloatVector.broadcast(F, w[5 * cols + c]);
+            a50 = s.fma(v0, a50);
+            a51 = s.fma(v1, a51);
+        }
+        a00.intoArray(out, o);
+        a01.intoArray(out, o + L);
+        a10.intoArray(out, o + stride);
+        a11.intoArray(out, o + stride + L);
+        a20.intoArray(out, o + 2 * stride);
+        a21.intoArray(out, o + 2 * stride + L);
+        a30.intoArray(out, o + 3 * stride);
+        a31.intoArray(out, o + 3 * stride + L);
+        a40.intoArray(out, o + 4 * stride);
+        a41.intoArray(out, o + 4 * stride + L);
+        a50.intoArray(out, o + 5 * stride);
+        a51.intoArray(out, o + 5 * stride + L);
+    }
+
+    private static void kernel6x1(float[] w, int cols, ColumnActivations x, int b0, float[] out, int o) {
+        FloatVector a0 = FloatVector.zero(F), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0;
+        float[] xs = x.values;
+        int stride = x.stride;
+        for (int c = 0, xo = b0 * cols; c < cols; c++, xo += L) {
+            FloatVector v = FloatVector.fromArray(F, xs, xo);
+            a0 = FloatVector.broadcast(F, w[c]).fma(v, a0);
+            a1 = FloatVector.broadcast(F, w[cols + c]).fma(v, a1);
+            a2 = FloatVector.broadcast(F, w[2 * cols + c]).fma(v, a2);
+            a3 = FloatVector.broadcast(F, w[3 * cols + c]).fma(v, a3);
+            a4 = FloatVector.broadcast(F, w[4 * cols + c]).fma(v, a4);
+            a5 = FloatVector.broadcast(F, w[5 * cols + c]).fma(v, a5);
+        }
+        a0.intoArray(out, o);
+        a1.intoArray(out, o + stride);
+        a2.intoArray(out, o + 2 * stride);
+        a3.intoArray(out, o + 3 * stride);
+        a4.intoArray(out, o + 4 * stride);
+        a5.intoArray(out, o + 5 * stride);
     }
 
     /**
