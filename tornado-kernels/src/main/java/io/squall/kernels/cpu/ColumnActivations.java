@@ -6,8 +6,9 @@ package io.squall.kernels.cpu;
  * {@code values[b0 · cols]} and holds column {@code k} of its rows at {@code k · width}, {@code width} being
  * {@code 2L} or, for a last panel of one vector, {@code L}. So a tile reads its panel front to back: with all rows in
  * one run per column, {@code stride} floats apart, a 2000-row prefill read a new page at every column and took
- * 3.4–4.1× as long as the 4×4 tiles over row-major activations (AVX2, six-row tiles; docs/BENCHMARKS.md). The rows are padded with zeros to a multiple of the lanes so that
- * every load is whole. Grows, never shrinks; confined to the thread that fills it (the pool's threads only read it).
+ * 3.4–4.1× as long as the 4×4 tiles over row-major activations (AVX2, six-row tiles; docs/BENCHMARKS.md). The
+ * rows are padded with zeros to a multiple of the lanes so that every load is whole. Grows, never shrinks; confined
+ * to the thread that fills it (the pool's threads only read it).
  */
 final class ColumnActivations {
 

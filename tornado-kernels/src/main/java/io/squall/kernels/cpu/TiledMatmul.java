@@ -18,7 +18,7 @@ import static io.squall.kernels.cpu.Lanes.L;
  * vectors and a broadcast in 32 registers): from 32 activation rows on it reaches ~225 GFLOP/s on one core against
  * the 4×4 kernel's 150–175 (weights in cache, 2048x768 and 768x2048, batch 64), while at a single vector of rows
  * (16) the 4×4 kernel stays ahead (158 against 150 for a 12-row broadcast tile). With AVX2's 16 registers a tile is
- * six rows (12 accumulators, 15 registers): 83–87 GFLOP/s against the 4×4 kernel's 41–45, which keeps 7 of its 16
+ * six rows (12 accumulators, 15 registers): 83–87 GFLOP/s against the 4×4 kernel's 42–47, which keeps 7 of its 16
  * accumulators on the stack (one core, 48 rows of 768 in cache, 64 activation rows; docs/BENCHMARKS.md).
  */
 final class TiledMatmul {
