@@ -25,7 +25,10 @@ final class TiledMatmul {
 
     /** Whether the broadcast tiles run here: with 256- and 512-bit vectors. */
     static final boolean BROADCAST = L == 8 || L == 16;
-    /** Weight rows of a broadcast tile: as many as two accumulators each leave registers for (16 with AVX2, 32). */
+    /**
+     * Weight rows of a broadcast tile: as many as fit the registers at two accumulators a row, beside two activation
+     * vectors and a broadcast (AVX2's 16 registers hold six, AVX-512's 32 eight).
+     */
     static final int BROADCAST_ROWS = L == 16 ? 8 : 6;
     /**
      * Fewest activation rows for the broadcast tiles: two vectors of them. With AVX2 at one vector (8 rows) the six-row
@@ -50,6 +53,7 @@ final class TiledMatmul {
                 kernel6x2(w, cols, x, b, out, o + b);
             }
         }
+        // what is left is the last panel, one vector wide: the one-vector kernels step through it L floats a column
         if (b < x.stride) {
             if (BROADCAST_ROWS == 8) {
                 kernel8x1(w, cols, x, b, out, o + b);
