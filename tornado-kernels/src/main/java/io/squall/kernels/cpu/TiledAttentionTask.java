@@ -21,9 +21,9 @@ import static io.squall.kernels.cpu.Lanes.L;
  * blocks of {@link #BLOCK} positions; per block {@code S = scale · Q·Kᵀ} is computed with lanes over
  * positions straight from the transposed key plane of the pages (see {@link PagedKv}: one element
  * of {@link Lanes#L} consecutive positions is one vector load, so 4 query rows × 4 vectors of
- * positions stay in registers with no horizontal reduction), positions after a row's own are
- * masked, and each row keeps a running max {@code m}, sum {@code l} and output accumulator
- * {@code o}: {@code m' = max(m, max S)}, {@code α = e^(m−m')}, {@code P = e^(S−m')},
+ * positions, or × 2 with AVX2's 16 registers, stay in registers with no horizontal reduction),
+ * positions after a row's own are masked, and each row keeps a running max {@code m}, sum {@code l}
+ * and output accumulator {@code o}: {@code m' = max(m, max S)}, {@code α = e^(m−m')}, {@code P = e^(S−m')},
  * {@code l' = α·l + ΣP}, {@code o' = α·o + P·V}, finally {@code out = o / l} (Dao et al.,
  * FlashAttention, alg. 1). {@code P·V} reads each V row in place once per 4 query rows. Pages whose
  * block size is not a multiple of {@link Lanes#L} have their keys gathered per block into scratch.
@@ -36,6 +36,13 @@ final class TiledAttentionTask implements ParallelTask {
 
     /** Key positions per block: four vectors of lanes. */
     static final int BLOCK = 4 * L;
+    /**
+     * Whether the scores and {@code P·V} take tiles of 4 query rows × 4 vectors (16 accumulators and 21 registers:
+     * AVX-512 has 32) rather than 4 × 2 (8 accumulators, for AVX2's 16 registers). On AVX2 the 4×4 tiles spilled:
+     * a decode step of 16 sequences at 192 positions took a median 478–785 µs against 338–390 in 4×2 tiles, and a
+     * 512-row prefill chunk at 2,048 positions 71–78 ms against 46 (AttentionBenchmark, two threads).
+     */
+    private static final boolean FOUR_VECTORS = L >= 16;
     /** Query vectors a tile aims for (rows × group), so K and V reads are shared this many ways. */
     private static final int TILE_QUERIES = 48;
 
@@ -203,7 +210,12 @@ final class TiledAttentionTask implements ParallelTask {
                 k3 = 3L * L * Float.BYTES;
             }
             for (int i = 0; i < mPad; i += 4) {
-                scores4(qs, i * headDim, s, i * BLOCK, keys, k0, k1, k2, k3, step);
+                if (FOUR_VECTORS) {
+                    scores4x4(qs, i * headDim, s, i * BLOCK, keys, k0, k1, k2, k3, step);
+                } else {
+                    scores4x2(qs, i * headDim, s, i * BLOCK, keys, k0, k1, step);
+                    scores4x2(qs, i * headDim, s, i * BLOCK + 2 * L, keys, k2, k3, step);
+                }
             }
             for (int i = 0; i < mPad; i++) {
                 online(s, i * BLOCK, state, i, mPad, pos[i] + 1 - t0);
@@ -239,8 +251,8 @@ final class TiledAttentionTask implements ParallelTask {
      * positions of 4 key vectors: vector {@code v}'s element {@code d} is loaded from byte
      * {@code kv + d·step} of {@code keys}; row r's scores go to {@code s[so + r·BLOCK ..]}.
      */
-    private void scores4(float[] qs, int qo, float[] s, int so, MemorySegment keys, long k0, long k1, long k2,
-                         long k3, long step) {
+    private void scores4x4(float[] qs, int qo, float[] s, int so, MemorySegment keys, long k0, long k1, long k2,
+                           long k3, long step) {
         FloatVector a00 = FloatVector.zero(F), a01 = a00, a02 = a00, a03 = a00;
         FloatVector a10 = a00, a11 = a00, a12 = a00, a13 = a00;
         FloatVector a20 = a00, a21 = a00, a22 = a00, a23 = a00;
@@ -267,6 +279,36 @@ final class TiledAttentionTask implements ParallelTask {
         a20.intoArray(s, so); a21.intoArray(s, so + L); a22.intoArray(s, so + 2 * L); a23.intoArray(s, so + 3 * L);
         so += BLOCK;
         a30.intoArray(s, so); a31.intoArray(s, so + L); a32.intoArray(s, so + 2 * L); a33.intoArray(s, so + 3 * L);
+    }
+
+    /**
+     * As {@link #scores4x4}, for two key vectors (half a block): the scores of 4 query rows against the positions
+     * of the key vectors at {@code k0} and {@code k1}, row r's into {@code s[so + r·BLOCK ..]}. 8 accumulators, a
+     * tile AVX2's 16 registers hold (the 4×4 one needs 21).
+     */
+    private void scores4x2(float[] qs, int qo, float[] s, int so, MemorySegment keys, long k0, long k1, long step) {
+        FloatVector a00 = FloatVector.zero(F), a01 = a00, a10 = a00, a11 = a00;
+        FloatVector a20 = a00, a21 = a00, a30 = a00, a31 = a00;
+        int hd = headDim;
+        for (int d = 0; d < hd; d++, k0 += step, k1 += step) {
+            FloatVector v0 = FloatVector.fromMemorySegment(F, keys, k0, ByteOrder.LITTLE_ENDIAN);
+            FloatVector v1 = FloatVector.fromMemorySegment(F, keys, k1, ByteOrder.LITTLE_ENDIAN);
+            FloatVector x = FloatVector.broadcast(F, qs[qo + d]);
+            a00 = v0.fma(x, a00); a01 = v1.fma(x, a01);
+            x = FloatVector.broadcast(F, qs[qo + hd + d]);
+            a10 = v0.fma(x, a10); a11 = v1.fma(x, a11);
+            x = FloatVector.broadcast(F, qs[qo + 2 * hd + d]);
+            a20 = v0.fma(x, a20); a21 = v1.fma(x, a21);
+            x = FloatVector.broadcast(F, qs[qo + 3 * hd + d]);
+            a30 = v0.fma(x, a30); a31 = v1.fma(x, a31);
+        }
+        a00.intoArray(s, so); a01.intoArray(s, so + L);
+        so += BLOCK;
+        a10.intoArray(s, so); a11.intoArray(s, so + L);
+        so += BLOCK;
+        a20.intoArray(s, so); a21.intoArray(s, so + L);
+        so += BLOCK;
+        a30.intoArray(s, so); a31.intoArray(s, so + L);
     }
 
     /**
@@ -325,47 +367,14 @@ final class TiledAttentionTask implements ParallelTask {
         float al0 = state[2 * mPad + i], al1 = state[2 * mPad + i + 1];
         float al2 = state[2 * mPad + i + 2], al3 = state[2 * mPad + i + 3];
         int d = 0;
-        for (; d + 4 * L <= hd; d += 4 * L) {
-            FloatVector c00 = FloatVector.fromArray(F, acc, o0 + d).mul(al0);
-            FloatVector c01 = FloatVector.fromArray(F, acc, o0 + d + L).mul(al0);
-            FloatVector c02 = FloatVector.fromArray(F, acc, o0 + d + 2 * L).mul(al0);
-            FloatVector c03 = FloatVector.fromArray(F, acc, o0 + d + 3 * L).mul(al0);
-            FloatVector c10 = FloatVector.fromArray(F, acc, o1 + d).mul(al1);
-            FloatVector c11 = FloatVector.fromArray(F, acc, o1 + d + L).mul(al1);
-            FloatVector c12 = FloatVector.fromArray(F, acc, o1 + d + 2 * L).mul(al1);
-            FloatVector c13 = FloatVector.fromArray(F, acc, o1 + d + 3 * L).mul(al1);
-            FloatVector c20 = FloatVector.fromArray(F, acc, o2 + d).mul(al2);
-            FloatVector c21 = FloatVector.fromArray(F, acc, o2 + d + L).mul(al2);
-            FloatVector c22 = FloatVector.fromArray(F, acc, o2 + d + 2 * L).mul(al2);
-            FloatVector c23 = FloatVector.fromArray(F, acc, o2 + d + 3 * L).mul(al2);
-            FloatVector c30 = FloatVector.fromArray(F, acc, o3 + d).mul(al3);
-            FloatVector c31 = FloatVector.fromArray(F, acc, o3 + d + L).mul(al3);
-            FloatVector c32 = FloatVector.fromArray(F, acc, o3 + d + 2 * L).mul(al3);
-            FloatVector c33 = FloatVector.fromArray(F, acc, o3 + d + 3 * L).mul(al3);
-            long dBytes = headBytes + (long) d * Float.BYTES;
-            for (int t = 0; t < n; t++) {
-                long v = vRows[t] + dBytes;
-                FloatVector v0 = FloatVector.fromMemorySegment(F, pages, v, ByteOrder.LITTLE_ENDIAN);
-                FloatVector v1 = FloatVector.fromMemorySegment(F, pages, v + L * Float.BYTES, ByteOrder.LITTLE_ENDIAN);
-                FloatVector v2 = FloatVector.fromMemorySegment(F, pages, v + 2 * L * Float.BYTES, ByteOrder.LITTLE_ENDIAN);
-                FloatVector v3 = FloatVector.fromMemorySegment(F, pages, v + 3 * L * Float.BYTES, ByteOrder.LITTLE_ENDIAN);
-                FloatVector x = FloatVector.broadcast(F, s[p0 + t]);
-                c00 = v0.fma(x, c00); c01 = v1.fma(x, c01); c02 = v2.fma(x, c02); c03 = v3.fma(x, c03);
-                x = FloatVector.broadcast(F, s[p1 + t]);
-                c10 = v0.fma(x, c10); c11 = v1.fma(x, c11); c12 = v2.fma(x, c12); c13 = v3.fma(x, c13);
-                x = FloatVector.broadcast(F, s[p2 + t]);
-                c20 = v0.fma(x, c20); c21 = v1.fma(x, c21); c22 = v2.fma(x, c22); c23 = v3.fma(x, c23);
-                x = FloatVector.broadcast(F, s[p3 + t]);
-                c30 = v0.fma(x, c30); c31 = v1.fma(x, c31); c32 = v2.fma(x, c32); c33 = v3.fma(x, c33);
+        if (FOUR_VECTORS) {
+            for (; d + 4 * L <= hd; d += 4 * L) {
+                accumulate4x4(pages, acc, o0 + d, hd, s, p0, al0, al1, al2, al3, vRows, n, headBytes + (long) d * Float.BYTES);
             }
-            c00.intoArray(acc, o0 + d); c01.intoArray(acc, o0 + d + L);
-            c02.intoArray(acc, o0 + d + 2 * L); c03.intoArray(acc, o0 + d + 3 * L);
-            c10.intoArray(acc, o1 + d); c11.intoArray(acc, o1 + d + L);
-            c12.intoArray(acc, o1 + d + 2 * L); c13.intoArray(acc, o1 + d + 3 * L);
-            c20.intoArray(acc, o2 + d); c21.intoArray(acc, o2 + d + L);
-            c22.intoArray(acc, o2 + d + 2 * L); c23.intoArray(acc, o2 + d + 3 * L);
-            c30.intoArray(acc, o3 + d); c31.intoArray(acc, o3 + d + L);
-            c32.intoArray(acc, o3 + d + 2 * L); c33.intoArray(acc, o3 + d + 3 * L);
+        } else {
+            for (; d + 2 * L <= hd; d += 2 * L) {
+                accumulate4x2(pages, acc, o0 + d, hd, s, p0, al0, al1, al2, al3, vRows, n, headBytes + (long) d * Float.BYTES);
+            }
         }
         for (; d + L <= hd; d += L) {
             FloatVector c0 = FloatVector.fromArray(F, acc, o0 + d).mul(al0);
@@ -400,5 +409,84 @@ final class TiledAttentionTask implements ParallelTask {
             acc[o2 + d] = c2;
             acc[o3 + d] = c3;
         }
+    }
+
+    /**
+     * {@link #accumulate4} for four vectors of dimensions from {@code acc[a0]} (row 0; the others {@code hd} apart),
+     * whose values start at byte {@code dBytes} of each value row: 16 accumulators.
+     */
+    private static void accumulate4x4(MemorySegment pages, float[] acc, int a0, int hd, float[] s, int p, float al0,
+                                      float al1, float al2, float al3, long[] vRows, int n, long dBytes) {
+        int a1 = a0 + hd, a2 = a1 + hd, a3 = a2 + hd;
+        FloatVector c00 = FloatVector.fromArray(F, acc, a0).mul(al0);
+        FloatVector c01 = FloatVector.fromArray(F, acc, a0 + L).mul(al0);
+        FloatVector c02 = FloatVector.fromArray(F, acc, a0 + 2 * L).mul(al0);
+        FloatVector c03 = FloatVector.fromArray(F, acc, a0 + 3 * L).mul(al0);
+        FloatVector c10 = FloatVector.fromArray(F, acc, a1).mul(al1);
+        FloatVector c11 = FloatVector.fromArray(F, acc, a1 + L).mul(al1);
+        FloatVector c12 = FloatVector.fromArray(F, acc, a1 + 2 * L).mul(al1);
+        FloatVector c13 = FloatVector.fromArray(F, acc, a1 + 3 * L).mul(al1);
+        FloatVector c20 = FloatVector.fromArray(F, acc, a2).mul(al2);
+        FloatVector c21 = FloatVector.fromArray(F, acc, a2 + L).mul(al2);
+        FloatVector c22 = FloatVector.fromArray(F, acc, a2 + 2 * L).mul(al2);
+        FloatVector c23 = FloatVector.fromArray(F, acc, a2 + 3 * L).mul(al2);
+        FloatVector c30 = FloatVector.fromArray(F, acc, a3).mul(al3);
+        FloatVector c31 = FloatVector.fromArray(F, acc, a3 + L).mul(al3);
+        FloatVector c32 = FloatVector.fromArray(F, acc, a3 + 2 * L).mul(al3);
+        FloatVector c33 = FloatVector.fromArray(F, acc, a3 + 3 * L).mul(al3);
+        for (int t = 0; t < n; t++) {
+            long v = vRows[t] + dBytes;
+            FloatVector v0 = FloatVector.fromMemorySegment(F, pages, v, ByteOrder.LITTLE_ENDIAN);
+            FloatVector v1 = FloatVector.fromMemorySegment(F, pages, v + L * Float.BYTES, ByteOrder.LITTLE_ENDIAN);
+            FloatVector v2 = FloatVector.fromMemorySegment(F, pages, v + 2 * L * Float.BYTES, ByteOrder.LITTLE_ENDIAN);
+            FloatVector v3 = FloatVector.fromMemorySegment(F, pages, v + 3 * L * Float.BYTES, ByteOrder.LITTLE_ENDIAN);
+            FloatVector x = FloatVector.broadcast(F, s[p + t]);
+            c00 = v0.fma(x, c00); c01 = v1.fma(x, c01); c02 = v2.fma(x, c02); c03 = v3.fma(x, c03);
+            x = FloatVector.broadcast(F, s[p + BLOCK + t]);
+            c10 = v0.fma(x, c10); c11 = v1.fma(x, c11); c12 = v2.fma(x, c12); c13 = v3.fma(x, c13);
+            x = FloatVector.broadcast(F, s[p + 2 * BLOCK + t]);
+            c20 = v0.fma(x, c20); c21 = v1.fma(x, c21); c22 = v2.fma(x, c22); c23 = v3.fma(x, c23);
+            x = FloatVector.broadcast(F, s[p + 3 * BLOCK + t]);
+            c30 = v0.fma(x, c30); c31 = v1.fma(x, c31); c32 = v2.fma(x, c32); c33 = v3.fma(x, c33);
+        }
+        c00.intoArray(acc, a0); c01.intoArray(acc, a0 + L);
+        c02.intoArray(acc, a0 + 2 * L); c03.intoArray(acc, a0 + 3 * L);
+        c10.intoArray(acc, a1); c11.intoArray(acc, a1 + L);
+        c12.intoArray(acc, a1 + 2 * L); c13.intoArray(acc, a1 + 3 * L);
+        c20.intoArray(acc, a2); c21.intoArray(acc, a2 + L);
+        c22.intoArray(acc, a2 + 2 * L); c23.intoArray(acc, a2 + 3 * L);
+        c30.intoArray(acc, a3); c31.intoArray(acc, a3 + L);
+        c32.intoArray(acc, a3 + 2 * L); c33.intoArray(acc, a3 + 3 * L);
+    }
+
+    /** As {@link #accumulate4x4}, for two vectors of dimensions: 8 accumulators, which AVX2's 16 registers hold. */
+    private static void accumulate4x2(MemorySegment pages, float[] acc, int a0, int hd, float[] s, int p, float al0,
+                                      float al1, float al2, float al3, long[] vRows, int n, long dBytes) {
+        int a1 = a0 + hd, a2 = a1 + hd, a3 = a2 + hd;
+        FloatVector c00 = FloatVector.fromArray(F, acc, a0).mul(al0);
+        FloatVector c01 = FloatVector.fromArray(F, acc, a0 + L).mul(al0);
+        FloatVector c10 = FloatVector.fromArray(F, acc, a1).mul(al1);
+        FloatVector c11 = FloatVector.fromArray(F, acc, a1 + L).mul(al1);
+        FloatVector c20 = FloatVector.fromArray(F, acc, a2).mul(al2);
+        FloatVector c21 = FloatVector.fromArray(F, acc, a2 + L).mul(al2);
+        FloatVector c30 = FloatVector.fromArray(F, acc, a3).mul(al3);
+        FloatVector c31 = FloatVector.fromArray(F, acc, a3 + L).mul(al3);
+        for (int t = 0; t < n; t++) {
+            long v = vRows[t] + dBytes;
+            FloatVector v0 = FloatVector.fromMemorySegment(F, pages, v, ByteOrder.LITTLE_ENDIAN);
+            FloatVector v1 = FloatVector.fromMemorySegment(F, pages, v + L * Float.BYTES, ByteOrder.LITTLE_ENDIAN);
+            FloatVector x = FloatVector.broadcast(F, s[p + t]);
+            c00 = v0.fma(x, c00); c01 = v1.fma(x, c01);
+            x = FloatVector.broadcast(F, s[p + BLOCK + t]);
+            c10 = v0.fma(x, c10); c11 = v1.fma(x, c11);
+            x = FloatVector.broadcast(F, s[p + 2 * BLOCK + t]);
+            c20 = v0.fma(x, c20); c21 = v1.fma(x, c21);
+            x = FloatVector.broadcast(F, s[p + 3 * BLOCK + t]);
+            c30 = v0.fma(x, c30); c31 = v1.fma(x, c31);
+        }
+        c00.intoArray(acc, a0); c01.intoArray(acc, a0 + L);
+        c10.intoArray(acc, a1); c11.intoArray(acc, a1 + L);
+        c20.intoArray(acc, a2); c21.intoArray(acc, a2 + L);
+        c30.intoArray(acc, a3); c31.intoArray(acc, a3 + L);
     }
 }
