@@ -49,8 +49,9 @@ public abstract class KernelContract {
         List<Arguments> cases = new ArrayList<>();
         for (GgmlType type : supportedTypes()) {
             int cols = type.blockSize() == 256 ? 256 * 3 : 32 * 7;
-            // 41 rows: the broadcast tiles' pair of vectors, then one vector of which 9 rows are real
-            for (int batch : new int[]{1, 3, 5, 17, 41}) {
+            // 2 rows: Q4_0's and Q8_0's integer dots on AVX2; 41: the broadcast tiles' pair of vectors, then one
+            // vector of which 9 rows are real
+            for (int batch : new int[]{1, 2, 3, 5, 17, 41}) {
                 cases.add(Arguments.of(type, 37, cols, batch));
             }
             // a whole matrix narrower than one 512-bit load: the kernels' reads stop at the segment's end
