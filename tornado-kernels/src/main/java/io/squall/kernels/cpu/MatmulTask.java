@@ -33,10 +33,10 @@ final class MatmulTask implements ParallelTask {
 
     /**
      * Whether two activation rows of Q4_0 and Q8_0 take the integer dots ({@link #intRows}), one row after the other
-     * over each weight row, rather than the 4×4 tiles over decoded rows. On AVX2 the matmuls of a decode step at two
-     * rows (124.7M shape, two threads, p50 of each round) took 10.8–12.4 ms against 11.7–19.5 for Q4_0 (three rounds),
-     * and 12.2–13.5 against 14.4–16.5 for Q8_0 (two); Q4_K and Q6_K tied, and at three rows so did Q4_0 and Q8_0.
-     * Measured on AVX2 only, so AVX-512 keeps the dots for one row.
+     * over each weight row, rather than the 4×4 tiles over decoded rows. On AVX2 the matmuls of a decode step at
+     * two rows (124.7M shape, two threads, p50 of each round) took 10.8–12.4 ms against 11.7–19.5 for Q4_0 (three
+     * rounds), and 12.2–13.5 against 14.4–16.5 for Q8_0 (two); Q4_K and Q6_K tied, and at three rows so did Q4_0
+     * and Q8_0. Measured on AVX2 only, so AVX-512 keeps the dots for one row.
      */
     private static final boolean TWO_ROW_INT_DOTS = Lanes.L == 8;
 

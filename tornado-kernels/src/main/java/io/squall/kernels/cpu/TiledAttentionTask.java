@@ -364,16 +364,16 @@ final class TiledAttentionTask implements ParallelTask {
         int hd = headDim;
         int o0 = i * hd, o1 = o0 + hd, o2 = o1 + hd, o3 = o2 + hd;
         int p0 = i * BLOCK, p1 = p0 + BLOCK, p2 = p1 + BLOCK, p3 = p2 + BLOCK;
-        float al0 = state[2 * mPad + i], al1 = state[2 * mPad + i + 1];
-        float al2 = state[2 * mPad + i + 2], al3 = state[2 * mPad + i + 3];
+        int alphas = 2 * mPad + i;
+        float al0 = state[alphas], al1 = state[alphas + 1], al2 = state[alphas + 2], al3 = state[alphas + 3];
         int d = 0;
         if (FOUR_VECTORS) {
             for (; d + 4 * L <= hd; d += 4 * L) {
-                accumulate4x4(pages, acc, o0 + d, hd, s, p0, al0, al1, al2, al3, vRows, n, headBytes + (long) d * Float.BYTES);
+                accumulate4x4(pages, acc, o0 + d, s, p0, state, alphas, vRows, n, headBytes + (long) d * Float.BYTES);
             }
         } else {
             for (; d + 2 * L <= hd; d += 2 * L) {
-                accumulate4x2(pages, acc, o0 + d, hd, s, p0, al0, al1, al2, al3, vRows, n, headBytes + (long) d * Float.BYTES);
+                accumulate4x2(pages, acc, o0 + d, s, p0, state, alphas, vRows, n, headBytes + (long) d * Float.BYTES);
             }
         }
         for (; d + L <= hd; d += L) {
@@ -412,12 +412,13 @@ final class TiledAttentionTask implements ParallelTask {
     }
 
     /**
-     * {@link #accumulate4} for four vectors of dimensions from {@code acc[a0]} (row 0; the others {@code hd} apart),
-     * whose values start at byte {@code dBytes} of each value row: 16 accumulators.
+     * {@link #accumulate4} for four vectors of dimensions from {@code acc[a0]} (row 0; the others a head apart), whose
+     * values start at byte {@code dBytes} of each value row; the rows' α at {@code state[alphas ..]}: 16 accumulators.
      */
-    private static void accumulate4x4(MemorySegment pages, float[] acc, int a0, int hd, float[] s, int p, float al0,
-                                      float al1, float al2, float al3, long[] vRows, int n, long dBytes) {
-        int a1 = a0 + hd, a2 = a1 + hd, a3 = a2 + hd;
+    private void accumulate4x4(MemorySegment pages, float[] acc, int a0, float[] s, int p, float[] state, int alphas,
+                               long[] vRows, int n, long dBytes) {
+        int a1 = a0 + headDim, a2 = a1 + headDim, a3 = a2 + headDim;
+        float al0 = state[alphas], al1 = state[alphas + 1], al2 = state[alphas + 2], al3 = state[alphas + 3];
         FloatVector c00 = FloatVector.fromArray(F, acc, a0).mul(al0);
         FloatVector c01 = FloatVector.fromArray(F, acc, a0 + L).mul(al0);
         FloatVector c02 = FloatVector.fromArray(F, acc, a0 + 2 * L).mul(al0);
@@ -460,9 +461,10 @@ final class TiledAttentionTask implements ParallelTask {
     }
 
     /** As {@link #accumulate4x4}, for two vectors of dimensions: 8 accumulators, which AVX2's 16 registers hold. */
-    private static void accumulate4x2(MemorySegment pages, float[] acc, int a0, int hd, float[] s, int p, float al0,
-                                      float al1, float al2, float al3, long[] vRows, int n, long dBytes) {
-        int a1 = a0 + hd, a2 = a1 + hd, a3 = a2 + hd;
+    private void accumulate4x2(MemorySegment pages, float[] acc, int a0, float[] s, int p, float[] state, int alphas,
+                               long[] vRows, int n, long dBytes) {
+        int a1 = a0 + headDim, a2 = a1 + headDim, a3 = a2 + headDim;
+        float al0 = state[alphas], al1 = state[alphas + 1], al2 = state[alphas + 2], al3 = state[alphas + 3];
         FloatVector c00 = FloatVector.fromArray(F, acc, a0).mul(al0);
         FloatVector c01 = FloatVector.fromArray(F, acc, a0 + L).mul(al0);
         FloatVector c10 = FloatVector.fromArray(F, acc, a1).mul(al1);
