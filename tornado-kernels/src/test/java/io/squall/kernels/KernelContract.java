@@ -49,8 +49,8 @@ public abstract class KernelContract {
         List<Arguments> cases = new ArrayList<>();
         for (GgmlType type : supportedTypes()) {
             int cols = type.blockSize() == 256 ? 256 * 3 : 32 * 7;
-            // 2 rows: Q4_0's and Q8_0's integer dots on AVX2; 41: the broadcast tiles' pair of vectors, then one
-            // vector of which 9 rows are real
+            // 2 rows: fewer than a 4×4 tile takes; 41: the broadcast tiles' pair of vectors, then one vector
+            // of which 9 rows are real
             for (int batch : new int[]{1, 2, 3, 5, 17, 41}) {
                 cases.add(Arguments.of(type, 37, cols, batch));
             }

@@ -31,15 +31,6 @@ final class MatmulTask implements ParallelTask {
      */
     static final int FUSED_MAX_BATCH = 6;
 
-    /**
-     * Whether two activation rows of Q4_0 and Q8_0 take the integer dots ({@link #intRows}), one row after the other
-     * over each weight row, rather than the 4×4 tiles over decoded rows. On AVX2 the matmuls of a decode step at
-     * two rows (124.7M shape, two threads, p50 of each round) took 10.8–12.4 ms against 11.7–19.5 for Q4_0 (three
-     * rounds), and 12.2–13.5 against 14.4–16.5 for Q8_0 (two); Q4_K and Q6_K tied, and at three rows so did Q4_0
-     * and Q8_0. Measured on AVX2 only, so AVX-512 keeps the dots for one row.
-     */
-    private static final boolean TWO_ROW_INT_DOTS = Lanes.L == 8;
-
     private final float[][] decoded;
     /** Per worker, the broadcast tiles' outputs of one chunk by column, before they go to the output; grows. */
     private final float[][] byColumnOut;
@@ -146,7 +137,7 @@ final class MatmulTask implements ParallelTask {
         boolean offsets8_1 = false;
         for (WeightMatrix w : matrices) {
             offsets8_1 |= hasOffsets(w.type());
-            boolean integerDots = integerDots(w.type(), rowsOfInput);
+            boolean integerDots = rowsOfInput == 1 && IntDots.preferred(w.type());
             switch (QuantizedActivations.Scheme.of(w.type())) {
                 case NONE -> plain = true;
                 case Q8_0 -> {
@@ -213,7 +204,7 @@ final class MatmulTask implements ParallelTask {
         int r0 = (chunk - firstChunk[i]) * chunkRows[i];
         QuantizedActivations rounded = activationsFor(w.type());
         int r1 = Math.min(w.rows(), r0 + chunkRows[i]);
-        if (rounded != null && integerDots(w.type(), batch)) {
+        if (rounded != null && batch == 1 && IntDots.preferred(w.type())) {
             intRows(w, rounded, outs[i], batch, r0, r1);
             return;
         }
@@ -226,12 +217,6 @@ final class MatmulTask implements ParallelTask {
         if (rounded != null && hasOffsets(w.type())) {
             q8_1Offsets(w, rounded.q8_1SumErrors, outs[i], batch, r0, r1, decoded[worker]);
         }
-    }
-
-    /** Whether a matrix of {@code type} takes the integer dots at {@code batch} activation rows. */
-    private static boolean integerDots(GgmlType type, int batch) {
-        return IntDots.preferred(type) && (batch == 1
-                || batch == 2 && TWO_ROW_INT_DOTS && (type == GgmlType.Q4_0 || type == GgmlType.Q8_0));
     }
 
     /** Whether {@code type}'s blocks carry an offset {@code m} that llama.cpp multiplies by an f16 block sum. */
@@ -309,9 +294,9 @@ final class MatmulTask implements ParallelTask {
 
     /**
      * Output rows {@code [r0, r1)} of {@code w · x̃} for every activation row of {@code rounded} by integer dots,
-     * each weight row read once from memory and then from L1 for the next activation rows. Taken at batch 1, and at
-     * 2 where {@link #TWO_ROW_INT_DOTS} says: the dots unpack every weight again for each activation row, and from 4
-     * rows on (AVX2, one thread, Q8_0 to Q6_K) the tiles over the same rounded activations were 1.3–2.2× faster.
+     * each weight row read once from memory and then from L1 for the next activation rows. Taken at batch 1 only:
+     * the dots unpack every weight again for each activation row, and from 4 rows on (AVX2, one thread, Q8_0 to
+     * Q6_K) the tiles over the same rounded activations were 1.3–2.2× faster.
      */
     static void intRows(WeightMatrix w, QuantizedActivations rounded, float[] out, int batch, int r0, int r1) {
         MemorySegment seg = w.data();
