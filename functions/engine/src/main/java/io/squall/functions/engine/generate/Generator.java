@@ -72,7 +72,7 @@ public final class Generator {
             throw new IllegalArgumentException("the prompt has " + prompt.length + " tokens; the context holds "
                     + transformer.maxPositions());
         }
-        KvCache cache = transformer.newCache();
+        KvCache cache = transformer.newCache((int) Math.min((long) prompt.length + maxTokens, transformer.maxPositions()));
         long start = System.nanoTime();
         prefill(cache, prompt);
         long prefillNanos = System.nanoTime() - start;

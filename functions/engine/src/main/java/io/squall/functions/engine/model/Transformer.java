@@ -135,6 +135,19 @@ public final class Transformer implements ForwardPass {
         return new ContiguousKvCache(config.layers(), config.kvDim(), maxPositions);
     }
 
+    /**
+     * A new, empty cache for one sequence with its memory for {@code positions} tokens allocated now, as llama.cpp
+     * allocates its KV cache with the context: a generation of known length then neither allocates nor copies its
+     * keys and values as it grows.
+     *
+     * @throws IllegalArgumentException if {@code positions} exceeds the context
+     */
+    public KvCache newCache(int positions) {
+        KvCache cache = newCache();
+        cache.reserve(positions);
+        return cache;
+    }
+
     /** Computes {@code segments}, writing their keys and values into their caches. */
     @Override
     public void forward(List<Segment> segments) {

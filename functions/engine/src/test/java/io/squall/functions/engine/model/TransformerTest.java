@@ -9,7 +9,9 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
+import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 
@@ -115,6 +117,42 @@ class TransformerTest {
                 assertThat(batchedFirst[i]).as("seed %d", seed).isCloseTo(aloneFirst[i], within(1e-5f));
                 assertThat(batchedSecond[i]).as("seed %d", seed).isCloseTo(aloneSecond[i], within(1e-5f));
             }
+        }
+    }
+
+    @Test
+    void aCacheReservedForAGenerationFillsWithoutMovingAndComputesTheSame() {
+        long seed = System.nanoTime();
+        SplittableRandom random = new SplittableRandom(seed);
+        try (Model model = Model.load(randomModel(Architecture.LLAMA, GgmlType.Q8_0, 64, 96, 11))) {
+            int vocab = model.config().vocabSize();
+            int layers = model.config().layers();
+            Transformer transformer = new Transformer(model.config(), model.weights(), kernels, 64);
+            int positions = 20 + random.nextInt(40);
+            int[] tokens = randomPrompt(random, positions, vocab);
+            int prompt = 1 + random.nextInt(8);
+            KvCache reserved = transformer.newCache(positions);
+            KvCache grown = transformer.newCache();
+            List<MemorySegment> pages = new ArrayList<>();
+            float[] fromReserved = new float[vocab];
+            float[] fromGrown = new float[vocab];
+            for (int at = 0; at < positions; at += at == 0 ? prompt : 1) {
+                int count = at == 0 ? prompt : 1;
+                transformer.forward(List.of(new ForwardPass.Segment(reserved, tokens, at, count, fromReserved)));
+                transformer.forward(List.of(new ForwardPass.Segment(grown, tokens, at, count, fromGrown)));
+                // the same up to float rounding: attention's online softmax runs in blocks of the page's positions
+                for (int i = 0; i < vocab; i++) {
+                    assertThat(fromReserved[i]).as("logit %d at %d (seed %d)", i, at, seed).isCloseTo(fromGrown[i], within(1e-5f));
+                }
+                for (int l = 0; l < layers; l++) {
+                    if (at == 0) {
+                        pages.add(reserved.layer(l).pages());
+                    }
+                    assertThat(reserved.layer(l).pages()).as("layer %d at %d (seed %d)", l, at, seed).isSameAs(pages.get(l));
+                }
+            }
+            assertThat(grown.layer(0).pages()).as("the unreserved cache grew by moving").isNotSameAs(pages.get(0));
+            assertThatThrownBy(() -> transformer.newCache(65)).hasMessageContaining("exceeds the context of 64");
         }
     }
 
