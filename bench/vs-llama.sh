@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Issue 12's check, side by side with llama.cpp on the same GGUF files, the two engines alternating within each
 # round so that a noisy host hits both alike. Two threads each. Per model and round:
-#   single stream   a 64-token prompt and 128 generated tokens: `squall run --warmup W` against
-#                   `llama-bench -p 64 -n 128`, then a fresh `squall run` without --warmup (cold) against that warm run;
+#   single stream   a 64-token prompt and 128 generated tokens: `squall bench engine -p 64 -n 128 -r 3 --warmup W`
+#                   against `llama-bench -p 64 -n 128 -r 3` (the same tests: means over repetitions, from an empty
+#                   cache), then a fresh `squall run` without --warmup (cold) against that warm run;
 #   16 streams      (STREAMS=1) 128 + 128 tokens each: BatchingTransportBenchmark's concurrency-16 line against
 #                   `llama-batched-bench -npp 128 -ntg 128 -npl 16`, whose end to end is 16·128 tokens over its total time.
 #
-#   LLAMA_CPP=/path/to/llama.cpp bench/vs-llama.sh [ROUNDS] MODEL.gguf...
+#   LLAMA_CPP=/path/to/llama.cpp bench/vs-llama.sh ROUNDS MODEL.gguf...
 #
 # LLAMA_CPP is a llama.cpp checkout with build/bin/llama-bench (and llama-batched-bench for STREAMS=1). WARMUP
-# (default 6) is Squall's warm-up generations; the prompt is the same 64 seeded random ids every time. The 16-stream
+# (default 6) is Squall's untimed runs per test; the cold run's prompt is 64 seeded random ids. The 16-stream
 # part needs bench/target/benchmarks.jar (./mvnw install -DskipTests). Prints one line per model and round, with
 # Squall ÷ llama.cpp for prefill and decode and the cold run's share of the warm one.
 set -euo pipefail
@@ -32,21 +33,30 @@ squall_use_jdk25 || exit 1
 
 tokens=$(python3 -c "import random; random.seed(1); print(','.join(str(random.randint(3, 31999)) for _ in range(64)))")
 
-# prints "prefill decode" tokens/s of one squall run in a fresh process; $1 = model, $2 = warm-up generations
-squall_run() {
-  "$root/squall" run --model "$1" --tokens "$tokens" --max-tokens 129 --temperature 0 --warmup "$2" --json 2>/dev/null \
+# prints "prefill decode" tokens/s of a fresh squall run without warm-up; $1 = model
+squall_cold() {
+  "$root/squall" run --model "$1" --tokens "$tokens" --max-tokens 129 --temperature 0 --json 2>/dev/null \
     | python3 -c "import json, sys; d = json.load(sys.stdin); print(d['prefill_tokens_per_second'], d['decode_tokens_per_second'])"
 }
 
-# prints "prefill decode" tokens/s of llama-bench (mean of 3 repetitions)
-llama_run() {
-  "$llama_bin/llama-bench" -m "$1" -p 64 -n 128 -t 2 -r 3 -o jsonl 2>/dev/null | python3 -c "
+# prints the mean "pp64 tg128" tokens/s of llama-bench's jsonl (or squall bench engine's, the same fields) on stdin
+pp_tg() {
+  python3 -c "
 import json, sys
 rate = {}
 for line in sys.stdin:
-    d = json.loads(line)
-    rate['pp' if d['n_prompt'] > 0 else 'tg'] = d['avg_ts']
+    if line.startswith('{'):
+        d = json.loads(line)
+        rate['pp' if d['n_prompt'] > 0 else 'tg'] = d['avg_ts']
 print('%.1f %.1f' % (rate['pp'], rate['tg']))"
+}
+
+squall_warm() {
+  "$root/squall" bench engine --model "$1" -p 64 -n 128 -r 3 --warmup "$warmup" --json 2>/dev/null | pp_tg
+}
+
+llama_warm() {
+  "$llama_bin/llama-bench" -m "$1" -p 64 -n 128 -t 2 -r 3 -o jsonl 2>/dev/null | pp_tg
 }
 
 # prints "decode end-to-end" tokens/s at 16 streams; the benchmark is stopped after that line
@@ -73,9 +83,9 @@ ratio() { python3 -c "print('%.2f' % ($1 / $2))"; }
 
 for round in $(seq "$rounds"); do
   for model in "$@"; do
-    read -r s_pp s_tg < <(squall_run "$model" "$warmup")
-    read -r l_pp l_tg < <(llama_run "$model")
-    read -r c_pp c_tg < <(squall_run "$model" 0)
+    read -r s_pp s_tg < <(squall_warm "$model")
+    read -r l_pp l_tg < <(llama_warm "$model")
+    read -r c_pp c_tg < <(squall_cold "$model")
     echo "$(date +%H:%M) round $round $(basename "$model"): prefill $s_pp vs $l_pp ($(ratio "$s_pp" "$l_pp")x)," \
       "decode $s_tg vs $l_tg ($(ratio "$s_tg" "$l_tg")x); cold prefill $c_pp ($(ratio "$c_pp" "$s_pp") of warm)," \
       "cold decode $c_tg ($(ratio "$c_tg" "$s_tg") of warm); load $(cut -d' ' -f1 /proc/loadavg)"

@@ -7,10 +7,14 @@ import io.squall.cli.bench.BenchSoakCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-/** {@code squall bench}: serving benchmarks, worker profiles, the wire fuzzer, the soak and the chaos suite. */
-@Command(name = "bench", description = "Serving benchmarks, worker profiles, the wire fuzzer, the soak and the chaos suite.",
-        subcommands = {BenchServeCommand.class, ProfileCommand.class, BenchFuzzCommand.class, BenchSoakCommand.class,
-                BenchChaosCommand.class})
+/**
+ * {@code squall bench}: serving benchmarks, the engine's own speed, worker profiles, the wire fuzzer, the soak and the
+ * chaos suite.
+ */
+@Command(name = "bench", description = "Serving benchmarks, the engine's speed, worker profiles, the wire fuzzer, the soak "
+        + "and the chaos suite.",
+        subcommands = {BenchServeCommand.class, EngineBenchCommand.class, ProfileCommand.class, BenchFuzzCommand.class,
+                BenchSoakCommand.class, BenchChaosCommand.class})
 final class BenchCommand implements Runnable {
 
     @CommandLine.Spec
@@ -18,6 +22,6 @@ final class BenchCommand implements Runnable {
 
     @Override
     public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "a subcommand is required: serve, profile, fuzz, soak or chaos");
+        throw new CommandLine.ParameterException(spec.commandLine(), "a subcommand is required: serve, engine, profile, fuzz, soak or chaos");
     }
 }

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import java.io.PrintWriter;
 
-/** Writes the single JSON object a command prints on stdout. */
+/** Writes the JSON a command prints on stdout: one object a line. */
 final class Json {
 
     private static final ObjectMapper MAPPER = new ObjectMapper();

@@ -1,6 +1,7 @@
 package io.squall.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -11,6 +12,7 @@ import java.util.Arrays;
 
 import static io.squall.cli.CliRun.squall;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 /** The {@code squall} commands end to end on a model written by {@code gen-model}: JSON shapes and exit codes. */
 class SquallCommandTest {
@@ -62,6 +64,43 @@ class SquallCommandTest {
         }
         CliRun all = squall("logits", "--model", model.toString(), "--tokens", "72", "--all");
         assertThat(all.json().get("logits")).hasSize(259);
+    }
+
+    @Test
+    void benchEngineReportsEachTestAsLlamaBenchDoes() throws Exception {
+        CliRun run = squall("bench", "engine", "--model", model.toString(), "-p", "8,16", "-n", "4", "-r", "3",
+                "--warmup", "1", "--json");
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        String[] lines = run.out().strip().split("\n");
+        assertThat(lines).hasSize(3);
+        String[] tests = {"pp8", "pp16", "tg4"};
+        int[][] lengths = {{8, 0}, {16, 0}, {0, 4}};
+        for (int i = 0; i < lines.length; i++) {
+            JsonNode test = new ObjectMapper().readTree(lines[i]);
+            assertThat(test.get("test").asText()).isEqualTo(tests[i]);
+            assertThat(test.get("n_prompt").asInt()).isEqualTo(lengths[i][0]);
+            assertThat(test.get("n_gen").asInt()).isEqualTo(lengths[i][1]);
+            JsonNode samples = test.get("samples_ts");
+            assertThat(samples).hasSize(3);
+            double sum = 0;
+            for (JsonNode sample : samples) {
+                assertThat(sample.asDouble()).isPositive();
+                sum += sample.asDouble();
+            }
+            assertThat(test.get("avg_ts").asDouble()).isCloseTo(sum / 3, within(0.02));
+            assertThat(test.get("stddev_ts").asDouble()).isNotNegative();
+        }
+
+        CliRun table = squall("bench", "engine", "--model", model.toString(), "-p", "4", "-n", "2", "-r", "1", "--warmup", "0");
+        assertThat(table.exitCode()).as(table.err()).isZero();
+        assertThat(table.out()).contains("| pp4 |").contains("| tg2 |").contains("±");
+
+        CliRun noRuns = squall("bench", "engine", "--model", model.toString(), "-r", "0");
+        assertThat(noRuns.exitCode()).isNotZero();
+        assertThat(noRuns.err()).contains("-r must be at least 1");
+        CliRun emptyPrompt = squall("bench", "engine", "--model", model.toString(), "-p", "0");
+        assertThat(emptyPrompt.exitCode()).isNotZero();
+        assertThat(emptyPrompt.err()).contains("positive lengths, got 0");
     }
 
     @Test
