@@ -1,6 +1,7 @@
 package io.squall.cli;
 
 import io.squall.cli.model.ModelSpec;
+import io.squall.functions.engine.generate.Generator;
 import io.squall.functions.engine.model.ForwardPass;
 import io.squall.functions.engine.model.KvCache;
 import io.squall.functions.engine.model.Model;
@@ -18,14 +19,15 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
+import java.util.function.Consumer;
 
 /**
- * {@code squall bench engine}: the engine's prefill and decode speed in this process, measured as llama-bench measures
- * llama.cpp's, so that the two print comparable figures for the same GGUF file. A {@code ppN} test runs N random
- * tokens through an empty cache (in chunks of 512, the last one's logits computed); a {@code tgN} test decodes N random
- * tokens one at a time from an empty cache, each with its logits. Each test runs its warm-up repetitions, then
- * {@code -r} timed ones, and reports their mean tokens/s and sample standard deviation; with {@code --json} one
- * object a test, with llama-bench's jsonl field names.
+ * {@code squall bench engine}: the engine's prefill and decode speed in this process, measured as llama-bench
+ * measures llama.cpp's, so that the two print comparable figures for the same GGUF file. A {@code ppN} test runs N
+ * random tokens through an empty cache as {@code squall run} prefills (chunks of 512, the last position's logits
+ * computed); a {@code tgN} test decodes N random tokens one at a time from an empty cache, each with its logits.
+ * Each test runs its warm-up repetitions, then {@code -r} timed ones, and reports their mean tokens/s and sample
+ * standard deviation; with {@code --json} one object a test, with llama-bench's jsonl field names.
  */
 @Command(name = "engine", description = "Prefill (ppN) and decode (tgN) tokens/s of one model in this process, as "
         + "llama-bench measures llama.cpp: mean and standard deviation over repetitions, from an empty cache.")
@@ -48,7 +50,8 @@ final class EngineBenchCommand implements Callable<Integer> {
             description = "generated lengths, one tgN test each (default: ${DEFAULT-VALUE})")
     int[] generations;
 
-    @Option(names = {"-r", "--repetitions"}, defaultValue = "5", description = "timed runs per test (default: ${DEFAULT-VALUE})")
+    @Option(names = {"-r", "--repetitions"}, defaultValue = "5",
+            description = "timed runs per test (default: ${DEFAULT-VALUE})")
     int repetitions;
 
     @Option(names = "--warmup", defaultValue = "5",
@@ -56,7 +59,8 @@ final class EngineBenchCommand implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE}; llama-bench runs one)")
     int warmup;
 
-    @Option(names = "--seed", defaultValue = "1", description = "seed of the random token ids (default: ${DEFAULT-VALUE})")
+    @Option(names = "--seed", defaultValue = "1",
+            description = "seed of the random token ids (default: ${DEFAULT-VALUE})")
     long seed;
 
     @Option(names = "--json", description = "print one JSON object per test instead of a table")
@@ -106,15 +110,16 @@ final class EngineBenchCommand implements Callable<Integer> {
             Transformer transformer = new Transformer(loaded.config(), loaded.weights(), kernels, longest);
             int vocab = loaded.config().vocabSize();
             float[] logits = new float[vocab];
+            Generator generator = new Generator(transformer, PREFILL_CHUNK);
             SplittableRandom random = new SplittableRandom(seed);
             List<Result> results = new ArrayList<>();
             for (int prompt : prompts) {
                 int[] tokens = random.ints(prompt, 0, vocab).toArray();
-                results.add(run("pp" + prompt, prompt, 0, prompt, () -> prefill(transformer, tokens, logits)));
+                results.add(run(transformer, "pp" + prompt, prompt, 0, cache -> generator.prefill(cache, tokens)));
             }
             for (int generated : generations) {
                 int[] tokens = random.ints(generated, 0, vocab).toArray();
-                results.add(run("tg" + generated, 0, generated, generated, () -> decode(transformer, tokens, logits)));
+                results.add(run(transformer, "tg" + generated, 0, generated, cache -> decode(transformer, cache, tokens, logits)));
             }
             if (json) {
                 for (Result result : results) {
@@ -140,33 +145,27 @@ final class EngineBenchCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** Runs {@code pass} {@link #warmup} times untimed, then {@link #repetitions} times timed: tokens/s of each. */
-    private Result run(String test, int prompt, int generated, int tokens, Runnable pass) {
+    /**
+     * Runs {@code pass} {@link #warmup} times untimed, then {@link #repetitions} times timed, each on a new empty cache
+     * allocated before its clock starts (llama-bench clears a cache allocated with the context): tokens/s of each.
+     */
+    private Result run(Transformer transformer, String test, int prompt, int generated, Consumer<KvCache> pass) {
+        int tokens = prompt + generated;
         for (int i = 0; i < warmup; i++) {
-            pass.run();
+            pass.accept(transformer.newCache(tokens));
         }
         List<Double> samples = new ArrayList<>();
         for (int i = 0; i < repetitions; i++) {
+            KvCache cache = transformer.newCache(tokens);
             long start = System.nanoTime();
-            pass.run();
+            pass.accept(cache);
             samples.add(tokens * 1e9 / Math.max(1, System.nanoTime() - start));
         }
         return new Result(test, prompt, generated, samples);
     }
 
-    /** {@code tokens} through an empty cache in chunks, the last position's logits computed. */
-    private static void prefill(Transformer transformer, int[] tokens, float[] logits) {
-        KvCache cache = transformer.newCache(tokens.length);
-        for (int offset = 0; offset < tokens.length; offset += PREFILL_CHUNK) {
-            int count = Math.min(PREFILL_CHUNK, tokens.length - offset);
-            boolean last = offset + count == tokens.length;
-            transformer.forward(List.of(new ForwardPass.Segment(cache, tokens, offset, count, last ? logits : null)));
-        }
-    }
-
-    /** {@code tokens} one at a time through an empty cache, each with its logits. */
-    private static void decode(Transformer transformer, int[] tokens, float[] logits) {
-        KvCache cache = transformer.newCache(tokens.length);
+    /** {@code tokens} one at a time after what {@code cache} holds, each with its logits. */
+    private static void decode(Transformer transformer, KvCache cache, int[] tokens, float[] logits) {
         for (int i = 0; i < tokens.length; i++) {
             transformer.forward(List.of(new ForwardPass.Segment(cache, tokens, i, 1, logits)));
         }

@@ -107,8 +107,11 @@ public final class Generator {
         return new Result(Arrays.copyOf(generated, count), prompt.length, prefillNanos, steps, decodeNanos, reason);
     }
 
-    /** Runs {@code prompt} through the model in chunks, leaving the last position's logits in {@link #logits}. */
-    private void prefill(KvCache cache, int[] prompt) {
+    /**
+     * Runs {@code prompt} through the model in chunks, after what {@code cache} holds, leaving the last position's
+     * logits in this generator's buffer.
+     */
+    public void prefill(KvCache cache, int[] prompt) {
         for (int offset = 0; offset < prompt.length; offset += prefillChunk) {
             int count = Math.min(prefillChunk, prompt.length - offset);
             boolean last = offset + count == prompt.length;
