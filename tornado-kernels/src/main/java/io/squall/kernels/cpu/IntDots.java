@@ -250,7 +250,7 @@ final class IntDots {
             return k45Wide(w, off, a, xo, blocks, false);
         }
         short[] x = a.q;
-        float[] sums = a.sums;
+        int[] subSums = a.subBlockSums;
         int xb = xo / Q4_KCodec.BLOCK_SIZE;
         FloatVector acc0 = FloatVector.zero(F8);
         FloatVector acc1 = acc0;
@@ -263,9 +263,9 @@ final class IntDots {
             long scales = KQuantDots.scales(w, base + Q4_KCodec.SCALES_OFFSET);
             long minLevels = KQuantDots.mins(w, base + Q4_KCodec.SCALES_OFFSET);
             int xe = xo + i * Q4_KCodec.BLOCK_SIZE;
-            int g = (xb + i) * 16;
-            float minSum = 0f;
-            for (int pair = 0; pair < 4; pair++, xe += 64, g += 4) {
+            int g = (xb + i) * 8;
+            int minSum = 0;
+            for (int pair = 0; pair < 4; pair++, xe += 64, g += 2) {
                 long qs = base + Q4_KCodec.QS_OFFSET + 32L * pair;
                 ShortVector na = unsigned16(w, qs);
                 ShortVector nb = unsigned16(w, qs + 16);
@@ -275,8 +275,8 @@ final class IntDots {
                         .add(nb.lanewise(VectorOperators.LSHR, 4).mul(ShortVector.fromArray(S16, x, xe + 48)));
                 acc0 = pairs(lo).fma(FloatVector.broadcast(F8, d * (int) ((scales >>> (16 * pair)) & 0xFF)), acc0);
                 acc1 = pairs(hi).fma(FloatVector.broadcast(F8, d * (int) ((scales >>> (16 * pair + 8)) & 0xFF)), acc1);
-                minSum += (int) ((minLevels >>> (16 * pair)) & 0xFF) * (sums[g] + sums[g + 1])
-                        + (int) ((minLevels >>> (16 * pair + 8)) & 0xFF) * (sums[g + 2] + sums[g + 3]);
+                minSum += (int) ((minLevels >>> (16 * pair)) & 0xFF) * subSums[g]
+                        + (int) ((minLevels >>> (16 * pair + 8)) & 0xFF) * subSums[g + 1];
             }
             mins += dmin * minSum;
         }
@@ -292,7 +292,7 @@ final class IntDots {
             return k45Wide(w, off, a, xo, blocks, true);
         }
         short[] x = a.q;
-        float[] sums = a.sums;
+        int[] subSums = a.subBlockSums;
         int xb = xo / Q4_KCodec.BLOCK_SIZE;
         FloatVector acc = FloatVector.zero(F8);
         float mins = 0f;
@@ -307,8 +307,8 @@ final class IntDots {
             ShortVector highA = unsigned16(w, base + Q5_KCodec.QH_OFFSET).lanewise(VectorOperators.LSHL, 4);
             ShortVector highB = unsigned16(w, base + Q5_KCodec.QH_OFFSET + 16).lanewise(VectorOperators.LSHL, 4);
             int xe = xo + i * Q4_KCodec.BLOCK_SIZE;
-            int g = (xb + i) * 16;
-            float minSum = 0f;
+            int g = (xb + i) * 8;
+            int minSum = 0;
             // sub-block s = 2·pair + h: nibble h of the 32 bytes qs[32·pair ..], fifth bit s of qh; the loops stay
             // loops in the bytecode (C2 unrolls them) so that the helpers inline and no vector is boxed
             for (int sub = 0; sub < 8; sub++) {
@@ -322,7 +322,7 @@ final class IntDots {
                                 .or(highB.lanewise(VectorOperators.LSHR, sub).and((short) 0x10))
                                 .mul(ShortVector.fromArray(S16, x, xs + 16)));
                 acc = pairs(p).fma(FloatVector.broadcast(F8, d * (int) ((scales >>> (8 * sub)) & 0xFF)), acc);
-                minSum += (int) ((minLevels >>> (8 * sub)) & 0xFF) * (sums[g + 2 * sub] + sums[g + 2 * sub + 1]);
+                minSum += (int) ((minLevels >>> (8 * sub)) & 0xFF) * subSums[g + sub];
             }
             mins += dmin * minSum;
         }

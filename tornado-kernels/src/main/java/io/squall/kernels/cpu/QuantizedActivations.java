@@ -71,6 +71,8 @@ final class QuantizedActivations {
     float[] d = new float[0];
     /** Q8_K: {@code Σq} per 16 elements. */
     float[] sums = new float[0];
+    /** Q8_K: {@code Σq} per 32 elements, as ints: the sub-block sums that Q4_K's and Q5_K's mins multiply. */
+    int[] subBlockSums = new int[0];
     /**
      * Q8_K with 512-bit vectors: {@link #q} with the middle quarters of every 64 elements swapped, so a pair of
      * 32-element sub-blocks reads {@code [b0 0..15, b1 0..15, b0 16..31, b1 16..31]}, the order of its packed nibbles
@@ -107,6 +109,7 @@ final class QuantizedActivations {
             dequantized = new float[n];
             d = new float[n / block];
             sums = new float[scheme == Scheme.Q8_K ? n / 16 : 0];
+            subBlockSums = new int[scheme == Scheme.Q8_K ? n / 32 : 0];
         }
         length = n;
         if (!integerDots) {
@@ -207,6 +210,11 @@ final class QuantizedActivations {
                 sum += level;
             }
             sums[b * 16 + g] = sum;
+            if ((g & 1) == 0) {
+                subBlockSums[b * 8 + g / 2] = sum;
+            } else {
+                subBlockSums[b * 8 + g / 2] += sum;
+            }
         }
         d[b] = scale;
     }

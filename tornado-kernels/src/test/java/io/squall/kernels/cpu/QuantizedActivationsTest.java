@@ -44,7 +44,7 @@ class QuantizedActivationsTest {
     }
 
     @Test
-    void q8_KScalesBySignedMaximumAndSumsEachSixteen() {
+    void q8_KScalesBySignedMaximumAndSumsEachSixteenAndThirtyTwo() {
         float[] x = new float[512];
         x[5] = 127f;        // largest magnitude, positive: scale −1, so every level flips sign
         x[6] = -126.5f;     // 126.5 rounds to the even 126
@@ -63,6 +63,12 @@ class QuantizedActivationsTest {
         assertThat(a.q[300]).isEqualTo((short) -127);
         assertThat(a.q[301]).isEqualTo((short) QuantizedActivations.nearest(-127f / -2f * 1f));
         assertThat(a.sums[16 + 2]).isEqualTo(a.q[300] + a.q[301]); // 300 = 256 + 16·2 + 12
+        // and as ints per 32, for the mins of Q4_K and Q5_K
+        assertThat(a.subBlockSums[0]).isEqualTo(-127 + 126 - 40);
+        assertThat(a.subBlockSums[8 + 1]).isEqualTo(a.q[300] + a.q[301]);
+        for (int s = 0; s < 16; s++) {
+            assertThat((float) a.subBlockSums[s]).isEqualTo(a.sums[2 * s] + a.sums[2 * s + 1]);
+        }
         if (IntDots.WIDE) {
             // for IQ4_XS's integer dot: the first halves of two sub-blocks, then their second halves
             assertThat(a.nibbleOrder[5]).isEqualTo((short) -127);
