@@ -24,17 +24,15 @@ import java.util.function.Consumer;
 /**
  * {@code squall bench engine}: the engine's prefill and decode speed in this process, measured as llama-bench
  * measures llama.cpp's, so that the two print comparable figures for the same GGUF file. A {@code ppN} test runs N
- * random tokens through an empty cache as {@code squall run} prefills (chunks of 512, the last position's logits
- * computed); a {@code tgN} test decodes N random tokens one at a time from an empty cache, each with its logits.
- * Each test runs its warm-up repetitions, then {@code -r} timed ones, and reports their mean tokens/s and sample
- * standard deviation; with {@code --json} one object a test, with llama-bench's jsonl field names.
+ * random tokens through an empty cache as {@code squall run} prefills ({@link RunCommand#PREFILL_CHUNK} tokens a
+ * pass, as llama-bench's default micro-batch, the last position's logits computed); a {@code tgN} test decodes N
+ * random tokens one at a time from an empty cache, each with its logits. Each test runs its warm-up repetitions,
+ * then {@code -r} timed ones, and reports their mean tokens/s and sample standard deviation; with {@code --json}
+ * one object a test, with llama-bench's jsonl field names.
  */
 @Command(name = "engine", description = "Prefill (ppN) and decode (tgN) tokens/s of one model in this process, as "
         + "llama-bench measures llama.cpp: mean and standard deviation over repetitions, from an empty cache.")
 final class EngineBenchCommand implements Callable<Integer> {
-
-    /** Tokens per prefill forward pass: llama-bench's default micro-batch. */
-    private static final int PREFILL_CHUNK = 512;
 
     @picocli.CommandLine.Mixin
     KernelOption kernelOption;
@@ -110,7 +108,7 @@ final class EngineBenchCommand implements Callable<Integer> {
             Transformer transformer = new Transformer(loaded.config(), loaded.weights(), kernels, longest);
             int vocab = loaded.config().vocabSize();
             float[] logits = new float[vocab];
-            Generator generator = new Generator(transformer, PREFILL_CHUNK);
+            Generator generator = new Generator(transformer, RunCommand.PREFILL_CHUNK);
             SplittableRandom random = new SplittableRandom(seed);
             List<Result> results = new ArrayList<>();
             for (int prompt : prompts) {

@@ -28,8 +28,8 @@ final class RunCommand implements Callable<Integer> {
     @picocli.CommandLine.Mixin
     KernelOption kernelOption;
 
-    /** Prompt tokens per prefill forward pass. */
-    private static final int PREFILL_CHUNK = 512;
+    /** Prompt tokens per prefill forward pass (also {@code squall bench engine}'s, which measures this prefill). */
+    static final int PREFILL_CHUNK = 512;
 
     @Option(names = "--model", required = true, converter = ModelArgument.class, description = ModelArgument.DESCRIPTION)
     ModelSpec model;
