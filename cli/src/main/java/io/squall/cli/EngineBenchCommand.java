@@ -41,11 +41,11 @@ final class EngineBenchCommand implements Callable<Integer> {
     ModelSpec model;
 
     @Option(names = {"-p", "--n-prompt"}, split = ",", defaultValue = "512",
-            description = "prompt lengths, one ppN test each (default: ${DEFAULT-VALUE})")
+            description = "prompt lengths, one ppN test each; 0 skips (default: ${DEFAULT-VALUE})")
     int[] prompts;
 
     @Option(names = {"-n", "--n-gen"}, split = ",", defaultValue = "128",
-            description = "generated lengths, one tgN test each (default: ${DEFAULT-VALUE})")
+            description = "generated lengths, one tgN test each; 0 skips (default: ${DEFAULT-VALUE})")
     int[] generations;
 
     @Option(names = {"-r", "--repetitions"}, defaultValue = "5",
@@ -96,11 +96,14 @@ final class EngineBenchCommand implements Callable<Integer> {
         int longest = 0;
         for (int[] lengths : new int[][] {prompts, generations}) {
             for (int length : lengths) {
-                if (length < 1) {
-                    throw new IllegalArgumentException("-p and -n take positive lengths, got " + length);
+                if (length < 0) {
+                    throw new IllegalArgumentException("-p and -n take lengths of 0 or more, got " + length);
                 }
                 longest = Math.max(longest, length);
             }
+        }
+        if (longest == 0) {
+            throw new IllegalArgumentException("nothing to measure: every -p and -n length is 0");
         }
         PrintWriter out = spec.commandLine().getOut();
         Path file = ModelArgument.file(model);
@@ -111,11 +114,18 @@ final class EngineBenchCommand implements Callable<Integer> {
             Generator generator = new Generator(transformer, RunCommand.PREFILL_CHUNK);
             SplittableRandom random = new SplittableRandom(seed);
             List<Result> results = new ArrayList<>();
+            // a length of 0 skips its test, as in llama-bench ("-p 0" measures decode alone)
             for (int prompt : prompts) {
+                if (prompt == 0) {
+                    continue;
+                }
                 int[] tokens = random.ints(prompt, 0, vocab).toArray();
                 results.add(run(transformer, "pp" + prompt, prompt, 0, cache -> generator.prefill(cache, tokens)));
             }
             for (int generated : generations) {
+                if (generated == 0) {
+                    continue;
+                }
                 int[] tokens = random.ints(generated, 0, vocab).toArray();
                 results.add(run(transformer, "tg" + generated, 0, generated, cache -> decode(transformer, cache, tokens, logits)));
             }

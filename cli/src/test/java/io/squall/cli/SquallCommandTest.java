@@ -98,9 +98,17 @@ class SquallCommandTest {
         CliRun noRuns = squall("bench", "engine", "--model", model.toString(), "-r", "0");
         assertThat(noRuns.exitCode()).isNotZero();
         assertThat(noRuns.err()).contains("-r must be at least 1");
-        CliRun emptyPrompt = squall("bench", "engine", "--model", model.toString(), "-p", "0");
-        assertThat(emptyPrompt.exitCode()).isNotZero();
-        assertThat(emptyPrompt.err()).contains("positive lengths, got 0");
+        CliRun decodeOnly = squall("bench", "engine", "--model", model.toString(), "-p", "0", "-n", "3", "-r", "1",
+                "--warmup", "0", "--json");
+        assertThat(decodeOnly.exitCode()).as(decodeOnly.err()).isZero();
+        assertThat(decodeOnly.out().strip().split("\n")).singleElement()
+                .satisfies(line -> assertThat(new ObjectMapper().readTree(line).get("test").asText()).isEqualTo("tg3"));
+        CliRun nothing = squall("bench", "engine", "--model", model.toString(), "-p", "0", "-n", "0");
+        assertThat(nothing.exitCode()).isNotZero();
+        assertThat(nothing.err()).contains("nothing to measure");
+        CliRun negative = squall("bench", "engine", "--model", model.toString(), "-n", "-2");
+        assertThat(negative.exitCode()).isNotZero();
+        assertThat(negative.err()).contains("lengths of 0 or more, got -2");
     }
 
     @Test
