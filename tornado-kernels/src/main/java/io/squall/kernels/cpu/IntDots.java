@@ -44,14 +44,14 @@ import java.nio.ByteOrder;
  * results equal float64 {@code Σ w·x̃} (x̃ the rounded activations) up to float32 rounding of the
  * per-block partial sums. Stateless and thread-safe.
  *
- * <p>The K-quant and IQ4_XS dots walk a super-block's sub-blocks in nested loops of two trips. C2 unrolls a loop fully when its
- * trip count is at most three, whatever its size; a loop of four or eight trips over a body this large stayed a loop,
- * split anew for every super-block into pre-, main and post-loops for its range checks (a hundred instructions of
- * bounds arithmetic and spills). Written out in the bytecode instead, the method outgrows C2's inlining node budget
- * (its helpers stay calls, their vectors boxed: 2.3× slower). The same operations in the same order, so the results
- * are bit-identical; 2048x768 at batch 1, one thread, best of 3 s: Q4_K 207–215 against 232–236 µs, Q5_K 269–286
- * against 300–313, Q6_K 252–265 against 268–273, Q3_K 505–631 against 593–689, Q2_K 502–645 against 611–946, IQ4_XS
- * 201–215 against 219–259.
+ * <p>The 256-bit K-quant and IQ4_XS dots walk a super-block's sub-blocks in nested loops of two trips. C2 unrolls a
+ * loop fully when its trip count is at most three, whatever its size; a loop of four or eight trips over a body this
+ * large stayed a loop, split anew for every super-block into pre-, main and post-loops for its range checks (a hundred
+ * instructions of bounds arithmetic and spills). Written out in the bytecode instead, the method outgrows C2's inlining
+ * node budget (its helpers stay calls, their vectors boxed: 2.3× slower). The same operations in the same order, so
+ * the results are bit-identical; 2048x768 at batch 1, one thread, best of 2–3 s: Q4_K 207–215 against 232–236 µs, Q5_K
+ * 269–286 against 300–313, Q6_K 252–265 against 268–273, Q3_K 505–631 against 593–689, Q2_K 502–645 against 611–946,
+ * IQ4_XS 201–215 against 219–259. The 512-bit shapes keep their loops: not measured on an AVX-512 machine since.
  */
 final class IntDots {
 
