@@ -45,7 +45,7 @@ import java.nio.ByteOrder;
  * per-block partial sums. Stateless and thread-safe.
  *
  * <p>The 256-bit K-quant and IQ4_XS dots walk a super-block's sub-blocks in nested loops of two trips. C2 unrolls a
- * loop fully when its trip count is at most three, whatever its size; a loop of four or eight trips over a body this
+ * loop fully when its trip count is at most three, whatever its size; a loop of four to sixteen trips over a body this
  * large stayed a loop, split anew for every super-block into pre-, main and post-loops for its range checks (a hundred
  * instructions of bounds arithmetic and spills). Written out in the bytecode instead, the method outgrows C2's inlining
  * node budget (its helpers stay calls, their vectors boxed: 2.3× slower). The same operations in the same order, so
