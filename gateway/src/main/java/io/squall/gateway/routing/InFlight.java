@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A worker's load as this gateway sees it: the sequences and KV blocks it has sent there and not yet seen finish,
@@ -20,8 +19,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * two of them a report is stale in both directions: a burst of requests would all see the same idle report and go
  * to the same worker, and a request that just finished would still weigh on its worker (which, in a multi-turn
  * conversation, is exactly the worker the next turn should go to). So this gateway's own share of each report is
- * replaced by its live count: when a report arrives, the count it had then is noted, and the report's excess over
- * it is the load of other gateways.
+ * replaced by its live count, and the report's excess over that share is the load of other gateways. The share is
+ * the most this gateway had there since the previous report arrived: a report comes over another channel than the
+ * streams, so one sampled while a request ran can arrive after its end, and counting that request as another
+ * gateway's would send the next turn away from the worker holding its prefix. Taking the most errs the other way,
+ * by this gateway's ends in one report interval, until the next report.
  *
  * <p>It also keeps, per worker, the requests still waiting for their first token, newest last, so the prompt work
  * queued there is known (for routing by predicted time) and a worker that joins can take some of it over
@@ -29,8 +31,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class InFlight {
 
-    private final Map<InstanceId, AtomicLong> sequences = new ConcurrentHashMap<>();
-    private final Map<InstanceId, AtomicLong> blocks = new ConcurrentHashMap<>();
+    private final Map<InstanceId, Own> own = new ConcurrentHashMap<>();
     private final Map<InstanceId, Baseline> baselines = new ConcurrentHashMap<>();
     private final Map<InstanceId, Line> prefilling = new ConcurrentHashMap<>();
 
@@ -108,13 +109,49 @@ public final class InFlight {
         }
     }
 
-    /** A report and this gateway's own counts when it arrived. */
-    private record Baseline(long reportedSequences, long reportedBlocks, long ownSequences, long ownBlocks) {
+    /** A report's excess over this gateway's share of it: the load of other gateways. */
+    private record Baseline(long otherSequences, long otherBlocks) {
+    }
+
+    /** This gateway's sequences and their KV blocks on one worker, and the most of each since the last report. */
+    private static final class Own {
+        private long sequences;
+        private long blocks;
+        private long peakSequences;
+        private long peakBlocks;
+
+        synchronized void started(long kvBlocks) {
+            sequences++;
+            blocks += kvBlocks;
+            peakSequences = Math.max(peakSequences, sequences);
+            peakBlocks = Math.max(peakBlocks, blocks);
+        }
+
+        synchronized void finished(long kvBlocks) {
+            sequences = Math.max(0, sequences - 1);
+            blocks = Math.max(0, blocks - kvBlocks);
+        }
+
+        synchronized long sequences() {
+            return sequences;
+        }
+
+        synchronized long blocks() {
+            return blocks;
+        }
+
+        /** {@code report}'s excess over the most this gateway had since the previous report; the next one starts now. */
+        synchronized Baseline others(long reportedSequences, long reportedBlocks) {
+            Baseline others = new Baseline(Math.max(0, reportedSequences - peakSequences),
+                    Math.max(0, reportedBlocks - peakBlocks));
+            peakSequences = sequences;
+            peakBlocks = blocks;
+            return others;
+        }
     }
 
     void started(InstanceId worker, long kvBlocks) {
-        sequences.computeIfAbsent(worker, id -> new AtomicLong()).incrementAndGet();
-        blocks.computeIfAbsent(worker, id -> new AtomicLong()).addAndGet(kvBlocks);
+        own.computeIfAbsent(worker, id -> new Own()).started(kvBlocks);
     }
 
     /** A request with {@code uncachedTokens} to compute was sent to {@code worker}; it waits for its first token. */
@@ -181,25 +218,20 @@ public final class InFlight {
     }
 
     void finished(InstanceId worker, long kvBlocks) {
-        AtomicLong s = sequences.get(worker);
-        AtomicLong b = blocks.get(worker);
-        if (s != null) {
-            s.decrementAndGet();
-        }
-        if (b != null) {
-            b.addAndGet(-kvBlocks);
+        Own counts = own.get(worker);
+        if (counts != null) {
+            counts.finished(kvBlocks);
         }
     }
 
     /** {@code worker} reported its load (it registered or updated its registration). */
     void reported(WorkerInstance worker) {
-        baselines.put(worker.id(), new Baseline(reportedSequences(worker), reportedBlocks(worker),
-                own(sequences, worker.id()), own(blocks, worker.id())));
+        baselines.put(worker.id(), own.computeIfAbsent(worker.id(), id -> new Own())
+                .others(reportedSequences(worker), reportedBlocks(worker)));
     }
 
     void forget(InstanceId worker) {
-        sequences.remove(worker);
-        blocks.remove(worker);
+        own.remove(worker);
         baselines.remove(worker);
         prefilling.remove(worker);
     }
@@ -207,22 +239,17 @@ public final class InFlight {
     /** Sequences on {@code worker}: this gateway's live count plus other gateways' share of its latest report. */
     public long sequences(WorkerInstance worker) {
         Baseline baseline = baselines.get(worker.id());
-        long own = own(sequences, worker.id());
-        return baseline == null ? Math.max(reportedSequences(worker), own)
-                : own + Math.max(0, baseline.reportedSequences() - baseline.ownSequences());
+        Own counts = own.get(worker.id());
+        long mine = counts == null ? 0 : counts.sequences();
+        return baseline == null ? Math.max(reportedSequences(worker), mine) : mine + baseline.otherSequences();
     }
 
     /** KV blocks held for running sequences on {@code worker}, counted like {@link #sequences}. */
     public long activeBlocks(WorkerInstance worker) {
         Baseline baseline = baselines.get(worker.id());
-        long own = own(blocks, worker.id());
-        return baseline == null ? Math.max(reportedBlocks(worker), own)
-                : own + Math.max(0, baseline.reportedBlocks() - baseline.ownBlocks());
-    }
-
-    private static long own(Map<InstanceId, AtomicLong> counts, InstanceId worker) {
-        AtomicLong count = counts.get(worker);
-        return count == null ? 0 : Math.max(0, count.get());
+        Own counts = own.get(worker.id());
+        long mine = counts == null ? 0 : counts.blocks();
+        return baseline == null ? Math.max(reportedBlocks(worker), mine) : mine + baseline.otherBlocks();
     }
 
     private static long reportedSequences(WorkerInstance worker) {

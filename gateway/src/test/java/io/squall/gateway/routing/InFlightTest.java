@@ -33,6 +33,31 @@ class InFlightTest {
     }
 
     @Test
+    void aReportSampledWhileTheRequestRanButArrivingAfterItsEndIsNotTakenForAnotherGatewaysLoad() {
+        InFlight load = new InFlight();
+        load.reported(reporting(0, 0));
+        load.started(ID, 11);
+        load.finished(ID, 11);
+        // sampled before the end, delivered after it: the request it shows was ours
+        WorkerInstance stale = reporting(1, 11);
+        load.reported(stale);
+        assertThat(load.sequences(stale)).isZero();
+        assertThat(load.activeBlocks(stale)).isZero();
+        // another gateway's two sequences in the same late report still count
+        load.started(ID, 7);
+        load.finished(ID, 7);
+        WorkerInstance staleWithOthers = reporting(3, 27);
+        load.reported(staleWithOthers);
+        assertThat(load.sequences(staleWithOthers)).isEqualTo(2);
+        assertThat(load.activeBlocks(staleWithOthers)).isEqualTo(20);
+        // the next report, sampled after the end, is counted as it stands
+        WorkerInstance fresh = reporting(2, 20);
+        load.reported(fresh);
+        assertThat(load.sequences(fresh)).isEqualTo(2);
+        assertThat(load.activeBlocks(fresh)).isEqualTo(20);
+    }
+
+    @Test
     void aBurstCountsAtOnceAndOtherGatewaysLoadComesFromTheReport() {
         InFlight load = new InFlight();
         WorkerInstance idle = reporting(0, 0);
