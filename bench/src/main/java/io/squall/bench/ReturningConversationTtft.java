@@ -126,11 +126,10 @@ public final class ReturningConversationTtft {
             public void onError(Throwable error) {
                 done.completeExceptionally(error);
             }
-        });
-        if (!(admission instanceof Admission.Queued queued)) {
+        }, Long.MAX_VALUE);
+        if (!(admission instanceof Admission.Queued)) {
             throw new IllegalStateException("rejected: " + admission);
         }
-        queued.generation().request(Long.MAX_VALUE);
         return done;
     }
 

@@ -118,7 +118,20 @@ public final class BatchScheduler implements AutoCloseable {
      *         (prompt beyond {@link #maxSequenceTokens()}, token ids outside the vocabulary) or the queue is full
      */
     public Admission submit(GenerationRequest request, TokenSink sink) {
-        return submit(request, sink, RemotePrefill.NONE);
+        return submit(request, sink, RemotePrefill.NONE, 0);
+    }
+
+    /**
+     * As {@link #submit(GenerationRequest, TokenSink)}, with demand for {@code demand} tokens from the start. A
+     * caller that knows its demand up front passes it here: the scheduler may plan a step before a later
+     * {@link Generation#request} arrives, and a prompt without demand then leaves its last token (the one that
+     * yields the first output token) to another step.
+     */
+    public Admission submit(GenerationRequest request, TokenSink sink, long demand) {
+        if (demand < 1) {
+            throw new IllegalArgumentException("demand must be positive, got " + demand);
+        }
+        return submit(request, sink, RemotePrefill.NONE, demand);
     }
 
     /**
@@ -126,6 +139,10 @@ public final class BatchScheduler implements AutoCloseable {
      * blocks on another worker (see {@link RemotePrefill}); the output is the same either way.
      */
     public Admission submit(GenerationRequest request, TokenSink sink, RemotePrefill remote) {
+        return submit(request, sink, remote, 0);
+    }
+
+    private Admission submit(GenerationRequest request, TokenSink sink, RemotePrefill remote, long demand) {
         Objects.requireNonNull(remote, "remote");
         int promptLength = request.promptLength();
         int context = maxSequenceTokens();
@@ -150,6 +167,9 @@ public final class BatchScheduler implements AutoCloseable {
         int capacity = (int) Math.min(context, (long) promptLength + request.maxTokens());
         Sequence sequence = new Sequence(request, sink, remote, new Sampler(request.sampling(), vocab), capacity, vocab,
                 this::wake);
+        if (demand > 0) {
+            sequence.request(demand);
+        }
         inbox.add(() -> {
             queued.decrementAndGet();
             waiting.addLast(sequence);

@@ -93,14 +93,14 @@ public final class PrefillStage implements PrefillService {
         }
         BlockPusher pusher = new BlockPusher(request.firstBlock(), blocks);
         Generation running;
-        switch (scheduler.submit(generation, pusher)) {
+        // its one token wanted from the start, so the prompt is computed in one step
+        switch (scheduler.submit(generation, pusher, 1)) {
             case Admission.Rejected rejected -> {
                 return Mono.error(new StageException(rejected.overloaded() ? ErrorCode.OVERLOADED
                         : ErrorCode.INVALID_REQUEST, rejected.reason()));
             }
             case Admission.Queued queued -> running = queued.generation();
         }
-        running.request(1);
         Mono<Void> pushed = push.push(new KvPushHeader(request.reservation(), blocks),
                 pusher.frames.asFlux().doOnNext(frame -> metrics.kvBlocksPushed()));
         return Mono.zip(pusher.firstToken.asMono(), pushed.thenReturn(blocks), PrefillResult::new)
