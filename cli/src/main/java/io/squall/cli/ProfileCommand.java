@@ -99,8 +99,9 @@ final class ProfileCommand implements Callable<Integer> {
         ProfileFiles.write(profile, out);
         spec.commandLine().getOut().println(ProfileFiles.toJson(profile));
         spec.commandLine().getErr().println(String.format(Locale.ROOT,
-                "squall bench profile: wrote %s; the timing model's error over %d steps: median %.1f%%, p90 %.1f%%",
-                out, measured.samples().size(), 100 * error(fitted, measured.samples(), 0.5),
+                "squall bench profile: wrote %s after %d warm-up round(s); the timing model's error over %d steps: "
+                        + "median %.1f%%, p90 %.1f%%",
+                out, measured.warmUpRounds(), measured.samples().size(), 100 * error(fitted, measured.samples(), 0.5),
                 100 * error(fitted, measured.samples(), 0.9)));
         return 0;
     }

@@ -19,6 +19,8 @@ import io.squall.scheduler.profile.Profile;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -38,6 +40,13 @@ public final class WorkerProfiler {
 
     private static final Logger LOG = LoggerFactory.getLogger(WorkerProfiler.class);
     private static final long TIMEOUT_MINUTES = 30;
+    /** Warm-up rounds at most: each runs every shape of the plan once. */
+    private static final int MAX_WARM_UP_ROUNDS = 8;
+    /** The JIT has settled once a warm-up round spent less than this share of its time compiling. */
+    private static final double SETTLED_COMPILE_SHARE = 0.05;
+    /** The prompts of the warm-up's decode batches, and what each generates. */
+    private static final int WARM_UP_PROMPT = 16;
+    private static final int WARM_UP_TOKENS = 4;
 
     /**
      * What to measure.
@@ -60,9 +69,12 @@ public final class WorkerProfiler {
         }
     }
 
-    /** What was measured: the two tables and the samples of every step run after warm-up. */
+    /**
+     * What was measured: the two tables, the samples of every step run after warm-up, and the warm-up rounds it
+     * took for the JIT to settle.
+     */
     public record Measurements(List<Profile.PrefillPoint> prefill, List<Profile.DecodePoint> decode,
-                               List<StepTimingFit.Sample> samples) {
+                               List<StepTimingFit.Sample> samples, int warmUpRounds) {
     }
 
     private final RecordingForwardPass pass;
@@ -88,11 +100,11 @@ public final class WorkerProfiler {
     public Measurements measure(Plan plan) throws InterruptedException {
         try (KvPool pool = kv.open(pass.kvLayout(kv.blockSize()), new WorkerId(1), KvEventSink.DISCARD, KvStats.NONE);
              BatchScheduler scheduler = new BatchScheduler(pass, batch, token -> false, pool)) {
-            warmUp(scheduler);
+            int warmUpRounds = warmUp(scheduler, plan);
             List<StepTimingFit.Sample> samples = new ArrayList<>();
             List<Profile.PrefillPoint> prefill = new ArrayList<>();
             for (int isl : plan.isls()) {
-                if (isl >= pass.maxPositions() || blocks(isl + 1) > kv.blocks()) {
+                if (!fits(isl)) {
                     LOG.warn("skipping prompt length {}: beyond the context or the KV pool", isl);
                     continue;
                 }
@@ -109,7 +121,7 @@ public final class WorkerProfiler {
             for (int context : plan.contexts()) {
                 decode(scheduler, plan, context, decode, samples);
             }
-            return new Measurements(prefill, decode, samples);
+            return new Measurements(prefill, decode, samples, warmUpRounds);
         }
     }
 
@@ -154,16 +166,46 @@ public final class WorkerProfiler {
         }
     }
 
-    /** Prompts and decode batches of every size once, unrecorded, so the JIT has compiled the hot paths. */
-    private void warmUp(BatchScheduler scheduler) throws InterruptedException {
-        int warmIsl = Math.min(256, pass.maxPositions() / 4);
-        run(scheduler, List.of(prompt(warmIsl), prompt(warmIsl)), 16);
-        List<int[]> prompts = new ArrayList<>();
-        for (int s = 0; s < Math.min(8, batch.maxRunningSequences()); s++) {
-            prompts.add(prompt(Math.min(64, warmIsl)));
+    /**
+     * Runs every prompt length and decode batch of {@code plan}, unrecorded, in rounds until the JIT has settled: a
+     * round that spent under {@link #SETTLED_COMPILE_SHARE} of its time compiling, or {@link #MAX_WARM_UP_ROUNDS}.
+     * Each shape must run before it is measured: a fixed warm-up of other shapes left C2 compiling the kernels of the
+     * shortest prompt while it was measured, at up to 13 times its warm time. Returns the rounds run.
+     */
+    private int warmUp(BatchScheduler scheduler, Plan plan) throws InterruptedException {
+        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        // a JVM without a JIT, or one that does not time it, is taken as settled after one round
+        boolean timed = jit != null && jit.isCompilationTimeMonitoringSupported();
+        for (int round = 1; ; round++) {
+            long compiledMs = timed ? jit.getTotalCompilationTime() : 0;
+            long start = System.nanoTime();
+            for (int isl : plan.isls()) {
+                if (fits(isl)) {
+                    run(scheduler, List.of(prompt(isl)), 1);
+                }
+            }
+            for (int sequences : plan.batches()) {
+                if (sequences <= batch.maxRunningSequences()
+                        && (long) sequences * blocks(WARM_UP_PROMPT + WARM_UP_TOKENS) <= kv.blocks()) {
+                    List<int[]> prompts = new ArrayList<>();
+                    for (int s = 0; s < sequences; s++) {
+                        prompts.add(prompt(WARM_UP_PROMPT));
+                    }
+                    run(scheduler, prompts, WARM_UP_TOKENS);
+                }
+            }
+            double roundMs = (System.nanoTime() - start) / 1e6;
+            double compilingMs = timed ? jit.getTotalCompilationTime() - compiledMs : 0;
+            LOG.info("warm-up round {}: {} ms, {} ms of it compiling", round, Math.round(roundMs), Math.round(compilingMs));
+            if (compilingMs < SETTLED_COMPILE_SHARE * roundMs || round == MAX_WARM_UP_ROUNDS) {
+                pass.clear();
+                return round;
+            }
         }
-        run(scheduler, prompts, 16);
-        pass.clear();
+    }
+
+    private boolean fits(int isl) {
+        return isl < pass.maxPositions() && blocks(isl + 1) <= kv.blocks();
     }
 
     /** One finished sequence's timing. */
@@ -195,10 +237,9 @@ public final class WorkerProfiler {
             };
             GenerationRequest request = new GenerationRequest("profile-" + ids.incrementAndGet(), prompt,
                     SamplingParams.greedy(), maxTokens, true, -1);
-            switch (scheduler.submit(request, sink)) {
-                case Admission.Rejected rejected -> throw new IllegalStateException("the profiler's request was refused: "
-                        + rejected.reason());
-                case Admission.Queued queued -> queued.generation().request(maxTokens);
+            // demand from the start, so a prompt is computed in one step whenever the scheduler picks it up
+            if (scheduler.submit(request, sink, maxTokens) instanceof Admission.Rejected rejected) {
+                throw new IllegalStateException("the profiler's request was refused: " + rejected.reason());
             }
             done.add(finished);
         }
