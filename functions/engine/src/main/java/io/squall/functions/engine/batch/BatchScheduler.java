@@ -123,27 +123,25 @@ public final class BatchScheduler implements AutoCloseable {
 
     /**
      * As {@link #submit(GenerationRequest, TokenSink)}, with demand for {@code demand} tokens from the start. A
-     * caller that knows its demand up front passes it here: the scheduler may plan a step before a later
+     * caller that knows its demand passes it here: the scheduler may plan a step before a later
      * {@link Generation#request} arrives, and a prompt without demand then leaves its last token (the one that
      * yields the first output token) to another step.
      */
     public Admission submit(GenerationRequest request, TokenSink sink, long demand) {
-        if (demand < 1) {
-            throw new IllegalArgumentException("demand must be positive, got " + demand);
-        }
         return submit(request, sink, RemotePrefill.NONE, demand);
     }
 
     /**
-     * As {@link #submit(GenerationRequest, TokenSink)}, letting {@code remote} compute the prompt's uncached
+     * As {@link #submit(GenerationRequest, TokenSink, long)}, letting {@code remote} compute the prompt's uncached
      * blocks on another worker (see {@link RemotePrefill}); the output is the same either way.
+     *
+     * @param demand tokens wanted from the start, 0 for none yet
      */
-    public Admission submit(GenerationRequest request, TokenSink sink, RemotePrefill remote) {
-        return submit(request, sink, remote, 0);
-    }
-
-    private Admission submit(GenerationRequest request, TokenSink sink, RemotePrefill remote, long demand) {
+    public Admission submit(GenerationRequest request, TokenSink sink, RemotePrefill remote, long demand) {
         Objects.requireNonNull(remote, "remote");
+        if (demand < 0) {
+            throw new IllegalArgumentException("demand must not be negative, got " + demand);
+        }
         int promptLength = request.promptLength();
         int context = maxSequenceTokens();
         if (promptLength >= context) {

@@ -137,8 +137,8 @@ class RemotePrefillTest {
     private static List<Integer> generate(BatchScheduler decode, int[] prompt, RemotePrefill remote) throws Exception {
         Collector out = new Collector();
         Admission admission = decode.submit(new GenerationRequest("r", prompt, SamplingParams.greedy(), 6, true, -1), out,
-                remote);
-        ((Admission.Queued) admission).generation().request(6);
+                remote, 6);
+        assertThat(admission).isInstanceOf(Admission.Queued.class);
         out.done.get(60, TimeUnit.SECONDS);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (decode.stats().running() > 0) { // stats are published after the step that finished it

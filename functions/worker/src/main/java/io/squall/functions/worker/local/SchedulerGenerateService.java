@@ -19,13 +19,15 @@ import reactor.core.publisher.FluxSink;
 
 import java.util.List;
 import java.util.Objects;
+import java.util.function.LongConsumer;
 
 /**
  * Serves {@link GenerateService} from a {@link BatchScheduler}: one chunk per generated token, then a
  * final chunk with the finish reason and usage.
  *
- * <p>Demand: each {@code request(n)} of the subscriber is passed to the scheduler, which computes a
- * token only when there is demand for it; the final chunk may come without demand, so the sink's
+ * <p>Demand: the request reaches the scheduler with the subscriber's first {@code request(n)}, and each later
+ * one is passed on; the scheduler computes a token only when there is demand for it. The final chunk may come
+ * without demand, so the sink's
  * buffer holds at most that one element. Cancellation cancels the sequence, freeing its blocks at
  * the next step.
  */
@@ -56,17 +58,54 @@ public final class SchedulerGenerateService implements GenerateService {
                 sink.error(new StageException(ErrorCode.INVALID_REQUEST, e.getMessage()));
                 return;
             }
-            Admission admission = scheduler.submit(engineRequest, new ChunkSink(sink), remote);
-            switch (admission) {
-                case Admission.Rejected rejected -> sink.error(new StageException(
-                        rejected.overloaded() ? ErrorCode.OVERLOADED : ErrorCode.INVALID_REQUEST, rejected.reason()));
-                case Admission.Queued queued -> {
-                    Generation generation = queued.generation();
-                    sink.onRequest(generation::request);
-                    sink.onCancel(generation::cancel);
-                }
-            }
+            Submission submission = new Submission(engineRequest, sink);
+            sink.onCancel(submission::cancel);
+            sink.onRequest(submission);
         }, FluxSink.OverflowStrategy.BUFFER);
+    }
+
+    /**
+     * Submits the request on the subscriber's first demand, with that demand, and passes later demand on. Submitted
+     * before its demand, a prompt could have its last token (the one that yields the first output token) left to a
+     * later step whenever the scheduler planned a step first. Demand comes serially, but the first may still be
+     * running here when the next arrives.
+     */
+    private final class Submission implements LongConsumer {
+        private final GenerationRequest request;
+        private final FluxSink<TokenChunk> sink;
+        private Generation generation;
+        private boolean ended;
+
+        Submission(GenerationRequest request, FluxSink<TokenChunk> sink) {
+            this.request = request;
+            this.sink = sink;
+        }
+
+        @Override
+        public synchronized void accept(long demand) {
+            if (generation != null) {
+                generation.request(demand);
+                return;
+            }
+            if (ended) {
+                return;
+            }
+            switch (scheduler.submit(request, new ChunkSink(sink), remote, demand)) {
+                case Admission.Rejected rejected -> {
+                    ended = true;
+                    sink.error(new StageException(rejected.overloaded() ? ErrorCode.OVERLOADED
+                            : ErrorCode.INVALID_REQUEST, rejected.reason()));
+                }
+                case Admission.Queued queued -> generation = queued.generation();
+            }
+        }
+
+        synchronized void cancel() {
+            ended = true;
+            if (generation != null) {
+                generation.cancel();
+            }
+        }
     }
 
     /** Turns scheduler callbacks into chunks on the flux. */

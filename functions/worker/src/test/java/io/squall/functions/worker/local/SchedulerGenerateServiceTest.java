@@ -29,6 +29,7 @@ import reactor.test.StepVerifier;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.SplittableRandom;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -89,6 +90,28 @@ class SchedulerGenerateServiceTest {
                 })
                 .expectComplete()
                 .verify(Duration.ofSeconds(30));
+    }
+
+    @Test
+    void aPromptIsComputedWholeInTheStepThatYieldsItsFirstToken() {
+        int[] prompt = new SplittableRandom(8).ints(29, 0, model.config().vocabSize()).toArray();
+        try (KvPool pool = KvPool.create(model.config().kvLayout(16), 64, null,
+                new KvEventPublisher(new WorkerId(2), events -> { }), KvStats.NONE);
+             BatchScheduler own = new BatchScheduler(new Transformer(model.config(), model.weights(), kernels, 256),
+                     BatchConfig.defaults(), token -> false, pool)) {
+            // demand comes after subscribing: submitted before it, the prompt's last token could go to another step
+            StepVerifier.create(new SchedulerGenerateService(own).generate(request(prompt, 1)), 0)
+                    .thenRequest(2)
+                    .assertNext(chunk -> assertThat(chunk.tokenIds()).hasSize(1))
+                    .assertNext(chunk -> assertThat(chunk.finishReason()).isEqualTo(FinishReason.LENGTH))
+                    .expectComplete()
+                    .verify(Duration.ofSeconds(30));
+            while (own.stats().generatedTokens() == 0) {
+                Thread.onSpinWait(); // stats are published after the step
+            }
+            assertThat(own.stats().steps()).as("forward passes").isEqualTo(1);
+            assertThat(own.stats().lastStepTokens()).isEqualTo(prompt.length);
+        }
     }
 
     @Test
