@@ -3,7 +3,6 @@ package io.squall.functions.engine.batch;
 import io.squall.functions.api.FinishReason;
 import io.squall.functions.engine.generate.Generator;
 import io.squall.functions.engine.model.Architecture;
-import io.squall.functions.engine.model.ForwardPass;
 import io.squall.functions.engine.model.Model;
 import io.squall.functions.engine.model.RandomModel;
 import io.squall.functions.engine.model.Transformer;
@@ -18,7 +17,6 @@ import io.squall.kvgrid.Tier;
 import io.squall.kvgrid.WorkerId;
 import io.squall.kvgrid.metrics.KvStats;
 import io.squall.kvgrid.pool.KvEventPublisher;
-import io.squall.kvgrid.pool.KvLayout;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -205,53 +203,38 @@ class BatchSchedulerTest {
 
     @Test
     void aPromptSubmittedWithDemandIsComputedInOneStepWhereOneWithoutLeavesItsLastTokenForDemand() throws Exception {
-        Queue<Integer> stepRows = new ConcurrentLinkedQueue<>();
-        ForwardPass counted = new ForwardPass() {
-            private final Transformer inner = transformer();
-
-            @Override
-            public int vocabSize() {
-                return inner.vocabSize();
-            }
-
-            @Override
-            public int maxPositions() {
-                return inner.maxPositions();
-            }
-
-            @Override
-            public KvLayout kvLayout(int blockSize) {
-                return inner.kvLayout(blockSize);
-            }
-
-            @Override
-            public void forward(List<Segment> segments) {
-                inner.forward(segments);
-                stepRows.add(segments.stream().mapToInt(Segment::count).sum());
-            }
-        };
-        int[] prompt = new SplittableRandom(3).ints(37, 0, 256).toArray();
         try (KvPool kv = pool(64);
-             BatchScheduler scheduler = new BatchScheduler(counted, BatchConfig.defaults(), token -> false, kv)) {
+             BatchScheduler scheduler = new BatchScheduler(transformer(), BatchConfig.defaults(), token -> false, kv)) {
             Collector late = new Collector();
-            Generation generation = queued(scheduler.submit(greedy("late", prompt, 1), late));
-            while (stepRows.isEmpty()) {
+            Generation generation = queued(scheduler.submit(greedy("late", new SplittableRandom(3).ints(37, 0, 256)
+                    .toArray(), 1), late));
+            while (scheduler.stats().steps() == 0) {
                 Thread.onSpinWait(); // the scheduler runs what it may before any demand
             }
-            assertThat(stepRows).as("all but the token whose output nobody asked for yet").containsExactly(36);
+            assertThat(scheduler.stats().lastStepTokens()).as("all but the token whose output nobody asked for yet")
+                    .isEqualTo(36);
             late.request(generation, 1);
             assertThat(late.done.get(10, TimeUnit.SECONDS)).isEqualTo(FinishReason.LENGTH);
-            assertThat(stepRows).containsExactly(36, 1);
+            awaitGenerated(scheduler, 1);
+            assertThat(scheduler.stats().steps()).isEqualTo(2);
+            assertThat(scheduler.stats().lastStepTokens()).isEqualTo(1);
 
-            stepRows.clear();
             Collector upFront = new Collector();
             upFront.granted.set(1);
             queued(scheduler.submit(greedy("up-front", new SplittableRandom(4).ints(37, 0, 256).toArray(), 1),
                     upFront, 1));
             assertThat(upFront.done.get(10, TimeUnit.SECONDS)).isEqualTo(FinishReason.LENGTH);
-            assertThat(stepRows).as("the whole prompt in one step").containsExactly(37);
-            assertThat(upFront.tokens).hasSize(1);
+            awaitGenerated(scheduler, 2);
+            assertThat(scheduler.stats().steps()).as("the whole prompt in one step").isEqualTo(3);
+            assertThat(scheduler.stats().lastStepTokens()).isEqualTo(37);
             assertThat(upFront.overDelivered).isFalse();
+        }
+    }
+
+    /** Waits for the stats of the step that emitted the {@code tokens}-th token: they are published after it. */
+    private static void awaitGenerated(BatchScheduler scheduler, long tokens) {
+        while (scheduler.stats().generatedTokens() < tokens) {
+            Thread.onSpinWait();
         }
     }
 
