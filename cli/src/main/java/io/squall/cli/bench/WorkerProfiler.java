@@ -170,7 +170,7 @@ public final class WorkerProfiler {
      * Runs every prompt length and decode batch of {@code plan}, unrecorded, in rounds until the JIT has settled: a
      * round that spent under {@link #SETTLED_COMPILE_SHARE} of its time compiling, or {@link #MAX_WARM_UP_ROUNDS}.
      * Each shape must run before it is measured: a fixed warm-up of other shapes left C2 compiling the kernels of the
-     * shortest prompt while it was measured, at up to 13 times its warm time. Returns the rounds run.
+     * shortest prompt while it was measured, at 13 to 18 times its warm time. Returns the rounds run.
      */
     private int warmUp(BatchScheduler scheduler, Plan plan) throws InterruptedException {
         CompilationMXBean jit = ManagementFactory.getCompilationMXBean();

@@ -27,9 +27,8 @@ import java.util.function.LongConsumer;
  *
  * <p>Demand: the request reaches the scheduler with the subscriber's first {@code request(n)}, and each later
  * one is passed on; the scheduler computes a token only when there is demand for it. The final chunk may come
- * without demand, so the sink's
- * buffer holds at most that one element. Cancellation cancels the sequence, freeing its blocks at
- * the next step.
+ * without demand, so the sink's buffer holds at most that one element. Cancellation cancels the sequence,
+ * freeing its blocks at the next step.
  */
 public final class SchedulerGenerateService implements GenerateService {
 
