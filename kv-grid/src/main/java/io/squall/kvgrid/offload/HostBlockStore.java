@@ -2,6 +2,7 @@ package io.squall.kvgrid.offload;
 
 import io.squall.kvgrid.BlockHash;
 import io.squall.kvgrid.Tier;
+import io.squall.kvgrid.pool.ZeroedMemory;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
@@ -59,7 +60,7 @@ public final class HostBlockStore implements BlockStore {
         }
         this.blockBytes = blockBytes;
         this.arena = Arena.ofShared();
-        this.slab = arena.allocate(count * blockBytes, Long.BYTES);
+        this.slab = ZeroedMemory.allocate(arena, count * blockBytes);
         this.slots = new LinkedHashMap<>(16, 0.75f, true);
         for (int slot = 0; slot < count; slot++) {
             freeSlots.add(slot);

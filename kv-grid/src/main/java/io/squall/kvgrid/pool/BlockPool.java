@@ -57,7 +57,7 @@ public final class BlockPool implements AutoCloseable {
     private final boolean eager;
 
     /**
-     * Allocates the pool's memory ({@code numBlocks × blockBytes}, zeroed).
+     * Allocates the pool's memory ({@code numBlocks × blockBytes}, zeroed as it is first touched).
      *
      * @param evictionSink told of each evicted block while its page is intact ({@link EvictionSink#DISCARD} for none)
      */
@@ -71,7 +71,7 @@ public final class BlockPool implements AutoCloseable {
         this.eager = evictionSink.copiesEagerly();
         this.layout = config.layout();
         this.arena = Arena.ofShared();
-        this.memory = arena.allocate(layout.blockBytes() * config.numBlocks(), Long.BYTES);
+        this.memory = ZeroedMemory.allocate(arena, layout.blockBytes() * config.numBlocks());
         this.blocks = new KvBlock[config.numBlocks()];
         this.byHash = HashMap.newHashMap(config.numBlocks());
         for (int id = 0; id < blocks.length; id++) {
