@@ -30,7 +30,11 @@ public final class ModelStore {
 
     private final Path cache;
     private final URI hub;
-    private final HttpDownload download;
+    private final String token;
+    private final PrintStream progress;
+    private final boolean terminal;
+    /** Made on the first download: an HTTP client loads the JDK's trust store, ~0.2 s of every start otherwise. */
+    private HttpDownload download;
 
     /**
      * @param cache the cache directory (created on first download)
@@ -42,9 +46,18 @@ public final class ModelStore {
     public ModelStore(Path cache, URI hub, String token, PrintStream progress, boolean terminal) {
         this.cache = Objects.requireNonNull(cache, "cache").toAbsolutePath();
         this.hub = Objects.requireNonNull(hub, "hub");
-        HttpClient http = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER)
-                .connectTimeout(Duration.ofSeconds(15)).build();
-        this.download = new HttpDownload(http, hub.getHost(), token, progress, terminal);
+        this.token = token;
+        this.progress = Objects.requireNonNull(progress, "progress");
+        this.terminal = terminal;
+    }
+
+    private synchronized HttpDownload download() {
+        if (download == null) {
+            HttpClient http = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER)
+                    .connectTimeout(Duration.ofSeconds(15)).build();
+            download = new HttpDownload(http, hub.getHost(), token, progress, terminal);
+        }
+        return download;
     }
 
     /** The store the CLI uses: the configured cache and hub, {@code HF_TOKEN}, progress on stderr. */
@@ -106,7 +119,7 @@ public final class ModelStore {
                 }
                 Path part = target.resolveSibling(target.getFileName() + ".part");
                 Path meta = target.resolveSibling(target.getFileName() + ".part.version");
-                download.fetch(spec, part, meta);
+                download().fetch(spec, part, meta);
                 Files.move(part, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
                 Files.deleteIfExists(meta);
             }
