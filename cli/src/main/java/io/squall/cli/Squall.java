@@ -39,9 +39,10 @@ public final class Squall implements Runnable {
 
     /** Runs the command line with the given streams and returns the exit code (0 on success). */
     static int execute(PrintWriter out, PrintWriter err, String... args) {
+        StageDefaults defaults = new StageDefaults(args); // first: a stage's environment starts beside picocli's model
         CommandLine commandLine = new CommandLine(new Squall());
         commandLine.getSubcommands().values().forEach(sub -> sub.getCommandSpec().mixinStandardHelpOptions(true));
-        commandLine.setDefaultValueProvider(new StageDefaults());
+        commandLine.setDefaultValueProvider(defaults);
         commandLine.setOut(out);
         commandLine.setErr(err);
         commandLine.setExecutionExceptionHandler(Squall::reportFailure);

@@ -13,6 +13,7 @@ class StageDefaultsTest {
     void clear() {
         System.clearProperty("squall.worker.kv-blocks");
         System.clearProperty("squall.worker.drain-seconds");
+        System.clearProperty("PORT");
     }
 
     @Test
@@ -21,7 +22,15 @@ class StageDefaultsTest {
         WorkerCommand worker = parse("worker", "--model", "m.gguf", "--join", "h:1");
         assertThat(worker.stage.blocks).isEqualTo(123);
         assertThat(worker.drainSeconds).as("the declared default where the environment is silent").isEqualTo(25);
-        assertThat(worker.httpPort).as("application.yml: PORT, else a free port").isEqualTo(portFromEnvironment(0));
+        assertThat(worker.httpPort).as("the bundled defaults: PORT, else a free port").isEqualTo(portFromEnvironment(0));
+    }
+
+    @Test
+    void theBundledDefaultsGiveEveryStageKnativesPort() {
+        System.setProperty("PORT", "4321"); // Knative sets it in the environment; the placeholder reads both
+        assertThat(((WorkerCommand) parse("worker", "--model", "m.gguf", "--join", "h:1")).httpPort).isEqualTo(4321);
+        assertThat(((ServeCommand) parse("serve")).gateway.httpPort).isEqualTo(4321);
+        assertThat(((GatewayCommand) parse("gateway", "--model", "m.gguf", "--join", "h:1")).gateway.httpPort).isEqualTo(4321);
     }
 
     @Test
@@ -38,10 +47,11 @@ class StageDefaultsTest {
         return port == null ? otherwise : Integer.parseInt(port);
     }
 
-    private static WorkerCommand parse(String... args) {
+    @SuppressWarnings("unchecked")
+    private static <T> T parse(String... args) {
         CommandLine commandLine = new CommandLine(new Squall());
-        commandLine.setDefaultValueProvider(new StageDefaults());
+        commandLine.setDefaultValueProvider(new StageDefaults(args)); // started beside picocli, as Squall does
         CommandLine.ParseResult result = commandLine.parseArgs(args);
-        return (WorkerCommand) result.subcommand().commandSpec().userObject();
+        return (T) result.subcommand().commandSpec().userObject();
     }
 }
