@@ -114,20 +114,29 @@ final class ServeCommand implements Callable<Integer> {
         if (planner) {
             return servePlanned(file, disaggregated, aggregated);
         }
+        ClusterSecret secret = clusterSecret.secret();
+        Starting<Cluster> joining = Starting.start("squall-cluster-join",
+                () -> Cluster.join(host, gridPort, null, secret, stage.gridBlocks));
         List<AutoCloseable> owned = new ArrayList<>();
         ModelSource source;
-        if (engine.mock()) {
-            source = ModelSource.of(engine.mockEngine(file));
-        } else {
-            Model loaded = Model.load(file);
-            Kernels kernels = Kernels.best();
-            owned.add(kernels);
-            owned.add(loaded);
-            source = ModelSource.shared(loaded, kernels);
+        Engine shared;
+        try {
+            if (engine.mock()) {
+                source = ModelSource.of(engine.mockEngine(file));
+            } else {
+                Model loaded = Model.load(file);
+                owned.add(loaded);
+                Kernels kernels = Kernels.best();
+                owned.addFirst(kernels); // closed before the model, after the stages
+                source = ModelSource.shared(loaded, kernels);
+            }
+            shared = source.open();
+        } catch (RuntimeException | Error e) {
+            joining.abandon();
+            Cluster.closeAll(owned.toArray(AutoCloseable[]::new));
+            throw e;
         }
-        Engine shared = source.open();
-        ClusterSecret secret = clusterSecret.secret();
-        Cluster cluster = Cluster.join(host, gridPort, null, secret, stage.gridBlocks);
+        Cluster cluster = joining.get();
         List<AutoCloseable> stages = new ArrayList<>();
         List<WorkerRole> roles = new ArrayList<>();
         roles.addAll(Collections.nCopies(prefillWorkers, WorkerRole.PREFILL));

@@ -4,6 +4,7 @@ import io.squall.cli.model.ModelSpec;
 import io.squall.functions.api.auth.ClusterSecret;
 import io.squall.functions.discovery.WorkerInstance;
 import io.squall.functions.discovery.WorkerRole;
+import io.squall.functions.worker.Engine;
 import io.squall.functions.worker.ModelSource;
 import io.squall.functions.worker.WorkerConfig;
 import io.squall.functions.worker.micronaut.WorkerApplication;
@@ -89,8 +90,16 @@ final class WorkerCommand implements Callable<Integer> {
                 stage.batch(), stage.kv(), stage.context(), stage.disaggregation(), secret,
                 GatewayOptions.modelId(file, servedModelName), advertise == null ? null : WorkerConfig.Address.parse(advertise));
         ModelSource source = engine.mock() ? ModelSource.of(engine.mockEngine(file)) : ModelSource.file(file);
-        Cluster cluster = Cluster.join(host, gridPort, join, secret, stage.gridBlocks);
-        WorkerApplication worker = WorkerApplication.start(config, source, cluster.discovery(),
+        // the model and the kernels load while the member joins; the worker takes the engine once it starts
+        Starting<Engine> opening = Starting.start("squall-model-load", source::open);
+        Cluster cluster;
+        try {
+            cluster = Cluster.join(host, gridPort, join, secret, stage.gridBlocks);
+        } catch (RuntimeException | Error e) {
+            opening.abandon();
+            throw e;
+        }
+        WorkerApplication worker = WorkerApplication.start(config, opening::get, cluster.discovery(),
                 cluster.kvSharing(stage.g4));
         try {
             WorkerInstance instance = worker.worker().ready().get();
