@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
 
 /**
  * {@code squall serve}: the graph in one JVM: an embedded cluster member, workers sharing one loaded model
@@ -147,7 +148,14 @@ final class ServeCommand implements Callable<Integer> {
                     Cluster.NAME, stage.batch(), stage.kv(roles.size() > 1 ? "worker-" + i : null), stage.context(),
                     stage.disaggregation(), secret, gateway.modelId(file), null), source, cluster.discovery(), cluster.kvSharing(stage.g4));
             stages.add(worker);
-            worker.worker().ready().get();
+            try {
+                worker.worker().ready().get();
+            } catch (ExecutionException e) { // e.g. KV tiers too large for the memory: one line, as bad options get
+                Cluster.closeAll(stages.reversed().toArray(AutoCloseable[]::new));
+                Cluster.closeAll(owned.toArray(AutoCloseable[]::new));
+                cluster.close();
+                throw new IllegalStateException("worker " + i + " failed to start: " + e.getCause().getMessage(), e.getCause());
+            }
             System.err.println("squall serve: worker " + i + " (" + roles.get(i).name().toLowerCase(Locale.ROOT)
                     + ") metrics on http://" + host + ":" + worker.port() + "/metrics");
         }

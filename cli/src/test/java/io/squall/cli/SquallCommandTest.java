@@ -160,5 +160,12 @@ class SquallCommandTest {
         CliRun badRouter = squall("serve", "--model", model.toString(), "--router", "fastest");
         assertThat(badRouter.exitCode()).isNotZero();
         assertThat(badRouter.err()).contains("unknown router 'fastest'").contains("round-robin");
+
+        CliRun tooMuchMemory = squall("serve", "--model", model.toString(), "--kv-host-bytes", Long.toString(1L << 50),
+                "--host", "127.0.0.1", "--http-port", "0", "--rsocket-port", "0", "--rsocket-ws-port", "0", "--grid-port", "0");
+        assertThat(tooMuchMemory.exitCode()).isNotZero();
+        assertThat(tooMuchMemory.err()).as("one line, not an internal error")
+                .contains("squall serve: worker 0 failed to start: the KV tiers take").contains("--kv-host-bytes")
+                .doesNotContain("internal error");
     }
 }

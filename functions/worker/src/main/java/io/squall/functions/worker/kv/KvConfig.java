@@ -14,6 +14,7 @@ import io.squall.kvgrid.offload.OffloadPolicy;
 import io.squall.kvgrid.pool.Eviction;
 import io.squall.kvgrid.pool.KvEventPublisher;
 
+import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -103,6 +104,7 @@ public record KvConfig(int blocks, int blockSize, long hostBytes, Path diskDir, 
             throw new IllegalArgumentException("pages of " + layout.blockSize() + " tokens do not fit KV blocks of " + blockSize);
         }
         long blockBytes = layout.blockBytes();
+        checkFits(memoryBytes(layout), Runtime.getRuntime().maxMemory(), processMemoryLimit());
         List<BlockStore> stores = new ArrayList<>();
         if (hostBytes >= blockBytes) {
             stores.add(new HostBlockStore(hostBytes / blockBytes * blockBytes, blockBytes));
@@ -122,5 +124,38 @@ public record KvConfig(int blocks, int blockSize, long hostBytes, Path diskDir, 
                 STAGING_BUFFERS, blocks);
         return KvPool.create(new KvPool.Spec(layout, blocks, hasher, eviction), offload,
                 new KvEventPublisher(worker, events), stats);
+    }
+
+    /** The memory G1 and G2 hold once full, in pages of {@code layout} (G3 is on disk). */
+    public long memoryBytes(KvLayout layout) {
+        long blockBytes = layout.blockBytes();
+        return blocks * blockBytes + (hostBytes >= blockBytes ? hostBytes / blockBytes * blockBytes : 0);
+    }
+
+    /**
+     * Fails when {@code tierBytes} and the JVM's heap do not fit in the memory this process may use. The tiers' pages
+     * are zeroed by the OS as they are first written, so a pool too large for its container would start and then be
+     * killed once traffic filled it; this makes that a message at start. Other native memory (Netty's buffers,
+     * Hazelcast, the JIT's code) comes on top, so passing does not promise the process fits.
+     *
+     * @param limitBytes the container's memory limit, or the machine's memory outside a container
+     */
+    static void checkFits(long tierBytes, long heapBytes, long limitBytes) {
+        if (tierBytes > limitBytes - heapBytes) {
+            throw new IllegalArgumentException("the KV tiers take " + gib(tierBytes) + " once full (G1 and G2) and the "
+                    + "JVM heap up to " + gib(heapBytes) + ", more than the " + gib(limitBytes) + " this process may use"
+                    + " (its container's memory limit, else the machine's memory): lower --kv-blocks or --kv-host-bytes,"
+                    + " or raise the limit");
+        }
+    }
+
+    /** The container's memory limit, else the machine's memory (the JDK reads the cgroup's limit). */
+    private static long processMemoryLimit() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                .getTotalMemorySize();
+    }
+
+    private static String gib(long bytes) {
+        return String.format(java.util.Locale.ROOT, "%.2f GiB", bytes / (double) (1L << 30));
     }
 }

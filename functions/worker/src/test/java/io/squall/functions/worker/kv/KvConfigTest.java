@@ -22,6 +22,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.LongStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class KvConfigTest {
 
@@ -61,5 +63,33 @@ class KvConfigTest {
 
     private static List<KvBlock> allocate(BlockPool pool, int n) {
         return ((Allocation.Allocated) pool.allocate(n)).blocks();
+    }
+
+    @Test
+    void theTiersMemoryIsG1AndG2RoundedToWholeBlocks() {
+        long block = LAYOUT.blockBytes();
+        assertThat(new KvConfig(10, LAYOUT.blockSize(), 3 * block + block / 2, null, 0).memoryBytes(LAYOUT))
+                .isEqualTo(13 * block);
+        assertThat(new KvConfig(10, LAYOUT.blockSize(), block - 1, null, 1L << 40).memoryBytes(LAYOUT))
+                .as("a G2 smaller than a block is none; G3 is on disk").isEqualTo(10 * block);
+    }
+
+    @Test
+    void tiersThatCannotFitBesideTheHeapAreRefusedAtStartWithWhatToChange() {
+        long gib = 1L << 30;
+        assertThatCode(() -> KvConfig.checkFits(3 * gib, gib, 4 * gib)).doesNotThrowAnyException();
+        assertThatThrownBy(() -> KvConfig.checkFits(3 * gib + 1, gib, 4 * gib))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("3.00 GiB").hasMessageContaining("4.00 GiB")
+                .hasMessageContaining("--kv-blocks").hasMessageContaining("--kv-host-bytes");
+    }
+
+    @Test
+    void openingTiersLargerThanThisMachineFailsBeforeTakingMemory() {
+        long physical = ((com.sun.management.OperatingSystemMXBean)
+                java.lang.management.ManagementFactory.getOperatingSystemMXBean()).getTotalMemorySize();
+        KvConfig tooLarge = new KvConfig(16, LAYOUT.blockSize(), physical, null, 0);
+        assertThatThrownBy(() -> tooLarge.open(LAYOUT, new WorkerId(1), events -> { }, KvStats.NONE))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("KV tiers");
     }
 }
