@@ -30,7 +30,9 @@ import java.util.concurrent.TimeUnit;
  * row sits at position {@code context − 1}: {@code batch} 1 is one decode step at that position,
  * {@code batch} 512 the last prefill chunk of a {@code context}-token prompt
  * ({@code startPos = context − batch}). With {@code sequences} above 1, that many sequences of the same
- * shape, each with its own pages, go through one several-sequence call: a batched decode step.
+ * shape, each with its own pages, go through one several-sequence call: a batched decode step. With
+ * {@code layers} above 1, each call reads the next of that many caches of the same shape, as a step's layers do:
+ * at 12 layers of 16 sequences the keys and values no longer fit the last-level cache, as in a serving step.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -68,13 +70,19 @@ public class AttentionBenchmark {
     @Param({"1"})
     public int sequences;
 
+    /** Caches of this shape, one read per call in turn. */
+    @Param({"1"})
+    public int layers;
+
     /** Threads of the CPU executor, the caller included. */
     @Param({"2"})
     public int threads;
 
     private Kernels kernels;
     private Arena arena;
-    private PagedKv[] kvs;
+    /** {@code [layer][sequence]}. */
+    private PagedKv[][] kvs;
+    private int layer;
     private int[] rows;
     private int[] starts;
     private float[] q;
@@ -86,7 +94,7 @@ public class AttentionBenchmark {
         SplittableRandom random = new SplittableRandom(42);
         int kvDim = kvHeads * headDim;
         int pagesPerSequence = (context + blockSize - 1) / blockSize;
-        int pages = pagesPerSequence * sequences;
+        int pages = pagesPerSequence * sequences * layers;
         long planeBytes = (long) blockSize * kvDim * Float.BYTES;
         long pageBytes = 2 * planeBytes;
         int[] order = new int[pages];
@@ -104,15 +112,18 @@ public class AttentionBenchmark {
         for (long off = 0; off < pool.byteSize(); off += Float.BYTES) {
             pool.set(LE_FLOAT, off, (float) random.nextGaussian());
         }
-        kvs = new PagedKv[sequences];
+        kvs = new PagedKv[layers][sequences];
+        for (int l = 0; l < layers; l++) {
+            for (int s = 0; s < sequences; s++) {
+                int first = (l * sequences + s) * pagesPerSequence;
+                kvs[l][s] = new PagedKv(pool, pageBytes, blockSize, 0, planeBytes,
+                        Arrays.copyOfRange(order, first, first + pagesPerSequence));
+            }
+        }
         rows = new int[sequences];
         starts = new int[sequences];
-        for (int s = 0; s < sequences; s++) {
-            kvs[s] = new PagedKv(pool, pageBytes, blockSize, 0, planeBytes,
-                    Arrays.copyOfRange(order, s * pagesPerSequence, (s + 1) * pagesPerSequence));
-            rows[s] = batch;
-            starts[s] = context - batch;
-        }
+        Arrays.fill(rows, batch);
+        Arrays.fill(starts, context - batch);
         q = new float[sequences * batch * heads * headDim];
         for (int i = 0; i < q.length; i++) {
             q[i] = (float) random.nextGaussian();
@@ -130,10 +141,12 @@ public class AttentionBenchmark {
 
     @Benchmark
     public float[] attention() {
+        PagedKv[] kv = kvs[layer];
+        layer = (layer + 1) % layers;
         if (sequences == 1) {
-            kernels.attention(q, kvs[0], out, batch, context - batch, heads, kvHeads, headDim, scale);
+            kernels.attention(q, kv[0], out, batch, context - batch, heads, kvHeads, headDim, scale);
         } else {
-            kernels.attention(q, out, kvs, rows, starts, sequences, heads, kvHeads, headDim, scale);
+            kernels.attention(q, out, kv, rows, starts, sequences, heads, kvHeads, headDim, scale);
         }
         return out;
     }
