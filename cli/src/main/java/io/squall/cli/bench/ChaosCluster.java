@@ -74,6 +74,8 @@ final class ChaosCluster implements AutoCloseable {
     }
 
     private static final Duration START_LIMIT = Duration.ofMinutes(3);
+    /** Lines of a stage's output quoted when it fails to start. */
+    private static final int TAIL_LINES = 20;
     /** The address every stage binds, and so where their ports are chosen. */
     private static final String LOOPBACK = "127.0.0.1";
 
@@ -213,10 +215,12 @@ final class ChaosCluster implements AutoCloseable {
         for (StageProcess stage : stages) {
             while (!stage.ready()) {
                 if (!stage.alive()) {
-                    throw new IllegalStateException(stage.name() + " exited; see " + stage.log());
+                    throw new IllegalStateException(stage.name() + " exited; see " + stage.log() + ", which ends:\n"
+                            + stage.outputTail(TAIL_LINES));
                 }
                 if (System.nanoTime() - until > 0) {
-                    throw new IllegalStateException(stage.name() + " not ready after " + START_LIMIT + "; see " + stage.log());
+                    throw new IllegalStateException(stage.name() + " not ready after " + START_LIMIT + "; see " + stage.log()
+                            + ", which ends:\n" + stage.outputTail(TAIL_LINES));
                 }
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100)); // polling /readyz
             }

@@ -8,6 +8,8 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -59,6 +61,16 @@ final class StageProcess implements AutoCloseable {
     /** Where its output goes. */
     Path log() {
         return log;
+    }
+
+    /** The last {@code lines} lines of its output, for a failure's message (a run's temporary directory may not outlive it). */
+    String outputTail(int lines) {
+        try {
+            List<String> all = Files.readAllLines(log, StandardCharsets.UTF_8);
+            return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
+        } catch (IOException e) {
+            return "(its output cannot be read: " + e + ")";
+        }
     }
 
     int httpPort() {
