@@ -21,7 +21,7 @@ import java.util.Set;
  * environment.
  *
  * <p>For a stage command the environment starts on a thread of its own as soon as the arguments are known, while
- * picocli builds its model of the commands (~0.5 s apart from each other on a cold JVM). Not thread-safe; used while
+ * picocli builds its model of the commands: each takes ~0.5 s or more on a cold JVM. Not thread-safe; used while
  * picocli parses.
  */
 final class StageDefaults implements CommandLine.IDefaultValueProvider {

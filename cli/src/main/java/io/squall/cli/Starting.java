@@ -7,8 +7,8 @@ import java.util.function.Supplier;
 /**
  * One part of a stage's start run on a thread of its own while the caller starts another, so that the two overlap:
  * Hazelcast's start (~1 s) beside the model's loading and the kernels', the configuration's environment beside
- * picocli's model of the commands. {@link #get} waits for the part and rethrows
- * its failure as it was; {@link #abandon} is for a caller that fails first, and closes the part once it is ready.
+ * picocli's model of the commands. {@link #get} waits for the part and rethrows its failure as it was;
+ * {@link #abandon} is for a caller that fails first, and closes the part once it is ready.
  *
  * @param <T> what the part makes
  */
