@@ -1,16 +1,20 @@
 package io.squall.functions.discovery;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.IntStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 class FreePortsTest {
 
@@ -39,6 +43,29 @@ class FreePortsTest {
         int[] ports = IntStream.range(0, FreePorts.REMEMBERED).map(i -> FreePorts.one(LOOPBACK)).toArray();
 
         assertThat(ports).doesNotHaveDuplicates();
+    }
+
+    @Test
+    void portsAreChosenBelowTheRangeTheSystemHandsOutByItself() throws IOException {
+        assumeTrue(FreePorts.SYSTEM_RANGE_START - FreePorts.FLOOR >= 64,
+                "the system does not say which ports it hands out by itself (Linux's ip_local_port_range)");
+        int[] ports = FreePorts.of(LOOPBACK, 64);
+        assertThat(IntStream.of(ports).boxed().toList())
+                .allSatisfy(port -> assertThat(port).isBetween(FreePorts.FLOOR, FreePorts.SYSTEM_RANGE_START - 1));
+        try (ServerSocket system = new ServerSocket(0, 1, InetAddress.getByName(LOOPBACK))) {
+            assertThat(system.getLocalPort()).as("a bind to port 0 lands in the system's range, apart from ours")
+                    .isGreaterThanOrEqualTo(FreePorts.SYSTEM_RANGE_START);
+        }
+    }
+
+    @Test
+    void theSystemsRangeIsReadFromItsFileOrUnknown(@TempDir Path dir) throws IOException {
+        Path file = dir.resolve("ip_local_port_range");
+        Files.writeString(file, "32768\t60999\n");
+        assertThat(FreePorts.systemRangeStart(file)).isEqualTo(32768);
+        Files.writeString(file, "garbage");
+        assertThat(FreePorts.systemRangeStart(file)).isZero();
+        assertThat(FreePorts.systemRangeStart(dir.resolve("absent"))).isZero();
     }
 
     @Test
