@@ -1,5 +1,6 @@
 package io.squall.functions.discovery;
 
+import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.BindException;
@@ -100,9 +101,10 @@ public final class FreePorts {
 
     /** The first port of the range in {@code file} ("32768	60999"), or 0 if there is no such file or it is unreadable. */
     static int systemRangeStart(Path file) {
-        try {
-            String[] range = Files.readString(file).trim().split("\\s+");
-            return Integer.parseInt(range[0]);
+        // a line at a time: Files.readString took a procfs file's size of 0 at its word and returned "3"
+        try (BufferedReader reader = Files.newBufferedReader(file)) {
+            String line = reader.readLine();
+            return line == null ? 0 : Integer.parseInt(line.trim().split("\\s+")[0]);
         } catch (IOException | RuntimeException e) {
             return 0;
         }
