@@ -151,8 +151,8 @@ final class ServeCommand implements Callable<Integer> {
             try {
                 worker.worker().ready().get();
             } catch (ExecutionException e) { // e.g. KV tiers too large for the memory: one line, as bad options get
-                Cluster.closeAll(stages.reversed().toArray(AutoCloseable[]::new));
-                Cluster.closeAll(owned.toArray(AutoCloseable[]::new));
+                stages.addAll(owned); // closed as a shutdown closes them
+                Cluster.closeAll(stages.toArray(AutoCloseable[]::new));
                 cluster.close();
                 throw new IllegalStateException("worker " + i + " failed to start: " + e.getCause().getMessage(), e.getCause());
             }

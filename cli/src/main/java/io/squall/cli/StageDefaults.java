@@ -30,14 +30,14 @@ final class StageDefaults implements CommandLine.IDefaultValueProvider {
     /** The bundled defaults, a resource of this jar, with the precedence Micronaut gives {@code application.yml}. */
     static final String BUNDLED = "squall-stage-defaults.yml";
 
-    private Starting<Environment> starting;
+    /** The environment already starting for a stage command, or null to start it on first use. */
+    private final Starting<Environment> starting;
     private Environment environment;
 
     /** Starts the environment at once if {@code args} name a stage command. */
     StageDefaults(String... args) {
-        if (args.length > 0 && STAGES.contains(args[0])) {
-            starting = Starting.start("squall-stage-defaults", StageDefaults::startEnvironment);
-        }
+        starting = args.length > 0 && STAGES.contains(args[0])
+                ? Starting.start("squall-stage-defaults", StageDefaults::startEnvironment) : null;
     }
 
     @Override

@@ -92,15 +92,18 @@ final class WorkerCommand implements Callable<Integer> {
         ModelSource source = engine.mock() ? ModelSource.of(engine.mockEngine(file)) : ModelSource.file(file);
         // the model and the kernels load while the member joins; the worker takes the engine once it starts
         Starting<Engine> opening = Starting.start("squall-model-load", source::open);
-        Cluster cluster;
+        Cluster cluster = null;
+        WorkerApplication worker;
         try {
             cluster = Cluster.join(host, gridPort, join, secret, stage.gridBlocks);
-        } catch (RuntimeException | Error e) {
+            worker = WorkerApplication.start(config, opening::get, cluster.discovery(), cluster.kvSharing(stage.g4));
+        } catch (RuntimeException | Error e) { // the worker never took the engine
             opening.abandon();
+            if (cluster != null) {
+                cluster.close();
+            }
             throw e;
         }
-        WorkerApplication worker = WorkerApplication.start(config, opening::get, cluster.discovery(),
-                cluster.kvSharing(stage.g4));
         try {
             WorkerInstance instance = worker.worker().ready().get();
             System.err.println("squall worker: " + instance.id() + " serving " + instance.model().name() + " as " + instance.role()

@@ -14,10 +14,13 @@ import io.squall.kvgrid.offload.OffloadPolicy;
 import io.squall.kvgrid.pool.Eviction;
 import io.squall.kvgrid.pool.KvEventPublisher;
 
+import com.sun.management.OperatingSystemMXBean;
+
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.function.Consumer;
 import java.util.function.LongFunction;
@@ -151,11 +154,10 @@ public record KvConfig(int blocks, int blockSize, long hostBytes, Path diskDir, 
 
     /** The container's memory limit, else the machine's memory (the JDK reads the cgroup's limit). */
     private static long processMemoryLimit() {
-        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
-                .getTotalMemorySize();
+        return ((OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getTotalMemorySize();
     }
 
     private static String gib(long bytes) {
-        return String.format(java.util.Locale.ROOT, "%.2f GiB", bytes / (double) (1L << 30));
+        return String.format(Locale.ROOT, "%.2f GiB", bytes / (double) (1L << 30));
     }
 }
