@@ -39,6 +39,12 @@ public final class DecodeMatmulScaling {
                 }
             }
             macsPerToken += (long) weights.output().rows() * weights.output().cols();
+            java.util.List<WeightMatrix> all = new java.util.ArrayList<>();
+            for (ModelWeights.Layer layer : weights.layers()) {
+                all.addAll(Arrays.asList(matrices(layer)));
+            }
+            all.add(weights.output());
+            kernels.prepare(all); // as the engine does: the CPU executor repacks Q4_0 here
             System.out.printf(Locale.ROOT, "model %s, kernels %s, %.1fM multiply-adds per token%n", model.name(),
                     kernels.name(), macsPerToken / 1e6);
             int widest = Math.max(config.ffnDim(), Math.max(config.dim(), config.vocabSize()));

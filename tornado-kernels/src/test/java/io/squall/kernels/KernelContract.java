@@ -78,6 +78,16 @@ public abstract class KernelContract {
         }
     }
 
+    /** A prepared matrix (which an executor may hold in a layout of its own) gives the products of one never prepared. */
+    @ParameterizedTest(name = "{0} {1}x{2} batch {3}")
+    @MethodSource("matmulCases")
+    void preparedMatmulMatchesFloat64(GgmlType type, int rows, int cols, int batch) {
+        WeightMatrix w = type.blockSize() > 1 ? data.randomBlocks(type, rows, cols) : data.encoded(type, rows, cols);
+        kernels.prepare(List.of(w));
+        kernels.prepare(List.of(w)); // idempotent
+        checkMatmul(w, batch);
+    }
+
     private void checkMatmul(WeightMatrix w, int batch) {
         float[] x = data.floats(batch * w.cols(), 2);
         float[] out = new float[batch * w.rows()];
@@ -124,6 +134,23 @@ public abstract class KernelContract {
                     data.encoded(GgmlType.F32, 21, 96)};
             float[] x = data.floats(batch * 96, 1);
             float[][] outs = {new float[batch * 64], new float[batch * 13], new float[batch * 21]};
+            kernels.matmulMany(ws, x, outs, batch);
+            for (int i = 0; i < ws.length; i++) {
+                assertMatmul(ws[i], x, outs[i], batch);
+            }
+        }
+    }
+
+    @Test
+    void matmulManyMixesPreparedAndUnpreparedMatrices() {
+        WeightMatrix preparedQ4 = data.randomBlocks(GgmlType.Q4_0, 104, 96);
+        WeightMatrix preparedQ8 = data.randomBlocks(GgmlType.Q8_0, 37, 96);
+        kernels.prepare(List.of(preparedQ4, preparedQ8));
+        WeightMatrix[] ws = {preparedQ4, data.randomBlocks(GgmlType.Q4_0, 13, 96), data.encoded(GgmlType.F32, 21, 96),
+                preparedQ8};
+        for (int batch : new int[]{1, 6}) {
+            float[] x = data.floats(batch * 96, 1);
+            float[][] outs = {new float[batch * 104], new float[batch * 13], new float[batch * 21], new float[batch * 37]};
             kernels.matmulMany(ws, x, outs, batch);
             for (int i = 0; i < ws.length; i++) {
                 assertMatmul(ws[i], x, outs[i], batch);

@@ -6,6 +6,9 @@ import io.squall.kernels.PagedKv;
 import io.squall.kernels.WeightMatrix;
 import io.squall.kernels.reference.RopeKernels;
 
+import java.util.List;
+import java.util.Objects;
+
 /**
  * {@link Kernels} on the CPU: Vector API loops at {@link Lanes#F} across a fixed {@link WorkerPool}.
  * Matmuls and attention always run in parallel; RMS norm and SwiGLU when their arrays exceed
@@ -23,6 +26,7 @@ public final class CpuKernels implements Kernels {
     private final WorkerPool pool;
     private final MatmulTask matmul;
     private final TiledAttentionTask attention;
+    private final RepackedWeights repacked = new RepackedWeights();
     private final RowsTask rowsTask = new RowsTask();
     private final WeightMatrix[] single = new WeightMatrix[1];
     private final float[][] singleOut = new float[1][];
@@ -46,7 +50,7 @@ public final class CpuKernels implements Kernels {
         }
         VectorHelperInlining.ensureInstalled();
         this.pool = new WorkerPool(threads, SPIN_NANOS);
-        this.matmul = new MatmulTask(threads);
+        this.matmul = new MatmulTask(threads, repacked);
         this.attention = new TiledAttentionTask(threads);
     }
 
@@ -82,6 +86,13 @@ public final class CpuKernels implements Kernels {
         } finally {
             matmul.clear();
         }
+    }
+
+    /** Repacks the Q4_0 matrices among {@code weights} for this executor's kernels ({@link RepackedWeights}). */
+    @Override
+    public void prepare(List<WeightMatrix> weights) {
+        Objects.requireNonNull(weights, "weights");
+        repacked.prepare(weights, pool);
     }
 
     @Override
@@ -180,5 +191,6 @@ public final class CpuKernels implements Kernels {
     @Override
     public void close() {
         pool.close();
+        repacked.close();
     }
 }

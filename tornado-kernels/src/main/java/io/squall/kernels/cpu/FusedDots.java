@@ -57,6 +57,76 @@ final class FusedDots {
         return sum;
     }
 
+    /**
+     * {@link #f32} of the rows {@code row}, {@code row + stride}, {@code row + 2·stride} and {@code row + 3·stride} (those
+     * below {@code rows}) of an F32 matrix whose rows are {@code rowBytes} apart, into {@code out} at the same indices:
+     * four streams of weights at once, each row summed exactly as {@link #f32} sums it (the same two accumulators and
+     * tails), so the results are its to the bit. From DRAM the four streams keep more misses in flight than one (the
+     * hardware prefetchers stop at every 4 KiB page): 2048x768 cycling through 100 MB, one thread, p50 542–589 µs
+     * against 905–977 for one row after the other (10.7–11.6 against 6.4–6.9 GB/s).
+     */
+    static void f32Streams(MemorySegment w, long rowBytes, float[] x, int n, float[] out, int row, int stride, int rows) {
+        // a missing row (past the end of the last quarter) repeats the first, unstored
+        int r1 = row + stride < rows ? row + stride : row;
+        int r2 = row + 2 * stride < rows ? row + 2 * stride : row;
+        int r3 = row + 3 * stride < rows ? row + 3 * stride : row;
+        long o0 = row * rowBytes;
+        long o1 = r1 * rowBytes;
+        long o2 = r2 * rowBytes;
+        long o3 = r3 * rowBytes;
+        FloatVector a0 = FloatVector.zero(F);
+        FloatVector b0 = a0;
+        FloatVector a1 = a0;
+        FloatVector b1 = a0;
+        FloatVector a2 = a0;
+        FloatVector b2 = a0;
+        FloatVector a3 = a0;
+        FloatVector b3 = a0;
+        int c = 0;
+        for (int bound = n - n % (2 * L); c < bound; c += 2 * L) {
+            long o = 4L * c;
+            FloatVector x0 = FloatVector.fromArray(F, x, c);
+            FloatVector x1 = FloatVector.fromArray(F, x, c + L);
+            a0 = FloatVector.fromMemorySegment(F, w, o0 + o, LE).fma(x0, a0);
+            b0 = FloatVector.fromMemorySegment(F, w, o0 + o + 4L * L, LE).fma(x1, b0);
+            a1 = FloatVector.fromMemorySegment(F, w, o1 + o, LE).fma(x0, a1);
+            b1 = FloatVector.fromMemorySegment(F, w, o1 + o + 4L * L, LE).fma(x1, b1);
+            a2 = FloatVector.fromMemorySegment(F, w, o2 + o, LE).fma(x0, a2);
+            b2 = FloatVector.fromMemorySegment(F, w, o2 + o + 4L * L, LE).fma(x1, b2);
+            a3 = FloatVector.fromMemorySegment(F, w, o3 + o, LE).fma(x0, a3);
+            b3 = FloatVector.fromMemorySegment(F, w, o3 + o + 4L * L, LE).fma(x1, b3);
+        }
+        for (int bound = F.loopBound(n); c < bound; c += L) {
+            long o = 4L * c;
+            FloatVector x0 = FloatVector.fromArray(F, x, c);
+            a0 = FloatVector.fromMemorySegment(F, w, o0 + o, LE).fma(x0, a0);
+            a1 = FloatVector.fromMemorySegment(F, w, o1 + o, LE).fma(x0, a1);
+            a2 = FloatVector.fromMemorySegment(F, w, o2 + o, LE).fma(x0, a2);
+            a3 = FloatVector.fromMemorySegment(F, w, o3 + o, LE).fma(x0, a3);
+        }
+        float s0 = a0.add(b0).reduceLanes(VectorOperators.ADD);
+        float s1 = a1.add(b1).reduceLanes(VectorOperators.ADD);
+        float s2 = a2.add(b2).reduceLanes(VectorOperators.ADD);
+        float s3 = a3.add(b3).reduceLanes(VectorOperators.ADD);
+        for (; c < n; c++) {
+            float xc = x[c];
+            s0 += w.get(LittleEndian.FLOAT, o0 + 4L * c) * xc;
+            s1 += w.get(LittleEndian.FLOAT, o1 + 4L * c) * xc;
+            s2 += w.get(LittleEndian.FLOAT, o2 + 4L * c) * xc;
+            s3 += w.get(LittleEndian.FLOAT, o3 + 4L * c) * xc;
+        }
+        out[row] = s0;
+        if (r1 != row) {
+            out[r1] = s1;
+        }
+        if (r2 != row) {
+            out[r2] = s2;
+        }
+        if (r3 != row) {
+            out[r3] = s3;
+        }
+    }
+
     /** Whether {@link #q8_0}, {@link #q4_0} and {@link KQuantDots#q4_K} fit this machine's vectors. */
     static final boolean SIXTEEN_LANES = L == 16;
 

@@ -11,6 +11,7 @@ import io.squall.kernels.format.Q8_0Codec;
 import jdk.incubator.vector.FloatVector;
 
 import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
 
 import static io.squall.kernels.cpu.Lanes.F;
 import static io.squall.kernels.cpu.Lanes.L;
@@ -64,6 +65,11 @@ final class MatmulTask implements ParallelTask {
      * 8, 16, 32 and 64 rows were within this host's noise of each other.
      */
     private static final int DECODE_CHUNK_ROWS = 16;
+    /** Runs of an F32 matrix one activation row reads at once ({@link #f32Streams}). */
+    private static final int STREAMS = 4;
+    private final RepackedWeights repacked;
+    /** Per matrix of the current run, its {@link InterleavedQ4_0} copy, or null. */
+    private InterleavedQ4_0[] interleaved = new InterleavedQ4_0[4];
     private WeightMatrix[] ws;
     private float[][] outs;
     private float[] x;
@@ -71,8 +77,12 @@ final class MatmulTask implements ParallelTask {
     private int[] firstChunk = new int[4];
     private int[] chunkRows = new int[4];
 
-    /** @param threads pool threads; each gets its own decode buffer */
-    MatmulTask(int threads) {
+    /**
+     * @param threads pool threads; each gets its own decode buffer
+     * @param repacked the executor's repacked weights, read in place of the matrices that have a copy there
+     */
+    MatmulTask(int threads, RepackedWeights repacked) {
+        this.repacked = repacked;
         this.decoded = new float[threads][0];
         this.byColumnOut = new float[threads][0];
         this.chunksPerMatrix = threads * 16;
@@ -87,6 +97,10 @@ final class MatmulTask implements ParallelTask {
         if (firstChunk.length < matrices.length + 1) {
             firstChunk = new int[matrices.length + 1];
             chunkRows = new int[matrices.length];
+            interleaved = new InterleavedQ4_0[matrices.length];
+        }
+        for (int i = 0; i < matrices.length; i++) {
+            interleaved[i] = repacked.interleaved(matrices[i]);
         }
         int maxCols = 0;
         int maxChunkRows = 0;
@@ -100,7 +114,10 @@ final class MatmulTask implements ParallelTask {
             firstChunk[i] = total;
             chunkRows[i] = perChunk;
             maxChunkRows = Math.max(maxChunkRows, perChunk);
-            total += Math.ceilDiv(rows, perChunk);
+            total += rowsOfInput != 1 ? Math.ceilDiv(rows, perChunk)
+                    : interleaved[i] != null ? interleaved[i].chunks()
+                    : matrices[i].type() == GgmlType.F32 ? Math.ceilDiv(Math.ceilDiv(rows, STREAMS), STREAMS)
+                    : Math.ceilDiv(rows, perChunk);
             maxCols = Math.max(maxCols, matrices[i].cols());
         }
         firstChunk[matrices.length] = total;
@@ -135,7 +152,10 @@ final class MatmulTask implements ParallelTask {
         boolean levels8_0 = false;
         boolean levels8_K = false;
         boolean offsets8_1 = false;
-        for (WeightMatrix w : matrices) {
+        boolean pairs8_0 = false;
+        for (int i = 0; i < matrices.length; i++) {
+            WeightMatrix w = matrices[i];
+            pairs8_0 |= rowsOfInput == 1 && interleaved[i] != null;
             offsets8_1 |= hasOffsets(w.type());
             boolean integerDots = rowsOfInput == 1 && IntDots.preferred(w.type());
             switch (QuantizedActivations.Scheme.of(w.type())) {
@@ -155,6 +175,9 @@ final class MatmulTask implements ParallelTask {
             q8_0.quantize(input, rowsOfInput * cols, levels8_0);
             if (offsets8_1) {
                 q8_0.q8_1SumErrors(input, rowsOfInput * cols);
+            }
+            if (pairs8_0) {
+                q8_0.chunkPairs(cols);
             }
         }
         if (want8_K) {
@@ -192,6 +215,7 @@ final class MatmulTask implements ParallelTask {
         ws = null;
         outs = null;
         x = null;
+        Arrays.fill(interleaved, null);
     }
 
     @Override
@@ -201,8 +225,17 @@ final class MatmulTask implements ParallelTask {
             i++;
         }
         WeightMatrix w = ws[i];
-        int r0 = (chunk - firstChunk[i]) * chunkRows[i];
         QuantizedActivations rounded = activationsFor(w.type());
+        InterleavedQ4_0 copy = interleaved[i];
+        if (copy != null && batch == 1) {
+            copy.multiply(rounded, outs[i], chunk - firstChunk[i]);
+            return;
+        }
+        if (batch == 1 && w.type() == GgmlType.F32) {
+            f32Streams(w, x, outs[i], chunk - firstChunk[i]);
+            return;
+        }
+        int r0 = (chunk - firstChunk[i]) * chunkRows[i];
         int r1 = Math.min(w.rows(), r0 + chunkRows[i]);
         if (rounded != null && batch == 1 && IntDots.preferred(w.type())) {
             intRows(w, rounded, outs[i], batch, r0, r1);
@@ -210,12 +243,26 @@ final class MatmulTask implements ParallelTask {
         }
         float[] input = rounded == null ? x : rounded.dequantized;
         if (broadcast) {
-            broadcastRows(w, byColumn(rounded), input, outs[i], r0, r1, decoded[worker], byColumnOut[worker]);
+            broadcastRows(w, copy, byColumn(rounded), input, outs[i], r0, r1, decoded[worker], byColumnOut[worker]);
+        } else if (copy != null) {
+            tiles(w, copy, input, outs[i], batch, r0, r1, decoded[worker]);
         } else {
             rows(w, input, outs[i], batch, r0, r1, decoded[worker], sums);
         }
         if (rounded != null && hasOffsets(w.type())) {
             q8_1Offsets(w, rounded.q8_1SumErrors, outs[i], batch, r0, r1, decoded[worker]);
+        }
+    }
+
+    /**
+     * Chunk {@code chunk} of one activation row times an F32 matrix: each quarter of the rows its own stream of weights
+     * ({@link FusedDots#f32Streams}), chunk {@code k} taking rows {@code 4k .. 4k+3} of every quarter, so a thread
+     * running consecutive chunks reads four runs of the matrix at once.
+     */
+    private static void f32Streams(WeightMatrix w, float[] x, float[] out, int chunk) {
+        int quarter = Math.ceilDiv(w.rows(), STREAMS);
+        for (int j = STREAMS * chunk, end = Math.min(quarter, j + STREAMS); j < end; j++) {
+            FusedDots.f32Streams(w.data(), w.rowBytes(), x, w.cols(), out, j, quarter, w.rows());
         }
     }
 
@@ -331,17 +378,15 @@ final class MatmulTask implements ParallelTask {
      * apart, and at a power-of-two row count those stores all fall in one L1 set (so stored, 2048x768 at batch 64 ran
      * slower than the 4×4 tiles and 2000x768 1.3× faster).
      */
-    private static void broadcastRows(WeightMatrix w, ColumnActivations byColumn, float[] x, float[] out, int r0,
-                                      int r1, float[] buffer, float[] byColumnOut) {
-        MemorySegment seg = w.data();
-        long rowBytes = w.rowBytes();
+    private static void broadcastRows(WeightMatrix w, InterleavedQ4_0 copy, ColumnActivations byColumn, float[] x,
+                                      float[] out, int r0, int r1, float[] buffer, float[] byColumnOut) {
         int cols = w.cols();
         int stride = byColumn.stride;
         int r = r0;
         int tile = TiledMatmul.BROADCAST_ROWS;
         for (; r + tile <= r1; r += tile) {
             for (int i = 0; i < tile; i++) {
-                RowDecoder.decode(w.type(), seg, (r + i) * rowBytes, cols, buffer, i * cols);
+                decodeRow(w, copy, r + i, buffer, i * cols);
             }
             TiledMatmul.broadcastTile(buffer, cols, byColumn, byColumnOut, (r - r0) * stride);
         }
@@ -355,7 +400,16 @@ final class MatmulTask implements ParallelTask {
                 }
             }
         }
-        tiles(w, x, out, byColumn.rows, r, r1, buffer);
+        tiles(w, copy, x, out, byColumn.rows, r, r1, buffer);
+    }
+
+    /** Row {@code row} of {@code w} as floats, from its interleaved {@code copy} if it has one. */
+    private static void decodeRow(WeightMatrix w, InterleavedQ4_0 copy, int row, float[] dst, int dstOff) {
+        if (copy != null) {
+            copy.decodeRow(row, dst, dstOff);
+        } else {
+            RowDecoder.decode(w.type(), w.data(), row * w.rowBytes(), w.cols(), dst, dstOff);
+        }
     }
 
     private static void decodeAndDot(WeightMatrix w, float[] x, float[] out, int r0, int r1, float[] buffer) {
@@ -454,24 +508,26 @@ final class MatmulTask implements ParallelTask {
             }
             return;
         }
-        tiles(w, x, out, batch, r0, r1, buffer);
+        tiles(w, null, x, out, batch, r0, r1, buffer);
     }
 
-    /** Output rows {@code [r0, r1)} by the 4×4 tiles (and single rows for the last one to three). */
-    private static void tiles(WeightMatrix w, float[] x, float[] out, int batch, int r0, int r1, float[] buffer) {
-        MemorySegment seg = w.data();
-        long rowBytes = w.rowBytes();
+    /**
+     * Output rows {@code [r0, r1)} by the 4×4 tiles (and single rows for the last one to three), reading {@code w}'s
+     * interleaved {@code copy} if it has one.
+     */
+    private static void tiles(WeightMatrix w, InterleavedQ4_0 copy, float[] x, float[] out, int batch, int r0, int r1,
+                              float[] buffer) {
         int cols = w.cols();
         int rows = w.rows();
         int r = r0;
         for (; r + 4 <= r1; r += 4) {
             for (int i = 0; i < 4; i++) {
-                RowDecoder.decode(w.type(), seg, (r + i) * rowBytes, cols, buffer, i * cols);
+                decodeRow(w, copy, r + i, buffer, i * cols);
             }
             TiledMatmul.fourRows(buffer, cols, x, batch, out, rows, r);
         }
         for (; r < r1; r++) {
-            RowDecoder.decode(w.type(), seg, r * rowBytes, cols, buffer, 0);
+            decodeRow(w, copy, r, buffer, 0);
             TiledMatmul.oneRow(buffer, cols, x, batch, out, rows, r);
         }
     }

@@ -79,6 +79,12 @@ final class QuantizedActivations {
      * (low nibbles of both, then high) in {@link IntDots#iq4_XS}.
      */
     short[] nibbleOrder = new short[0];
+    /**
+     * Q8_0, for {@link InterleavedQ4_0}: per 8 elements {@code k .. k+7}, four pairs of levels, pair {@code i} being
+     * level {@code k+i} in the low 16 bits of an int and level {@code k+4+i} in its high 16 bits, each pair repeated
+     * over {@link InterleavedQ4_0#ROWS} ints so that it loads as one broadcast vector. Made by {@link #chunkPairs(int)}.
+     */
+    int[] chunkPairs = new int[0];
     /** {@code d·q} per element, the rounded activations as floats. */
     float[] dequantized = new float[0];
     /**
@@ -160,6 +166,19 @@ final class QuantizedActivations {
             float scale = Float.float16ToFloat(Float.floatToFloat16(amax / 127f));
             float levels = scale == 0f ? 0f : exact / scale;
             q8_1SumErrors[first / 32] = Float.float16ToFloat(Float.floatToFloat16(amax / 127f * levels)) - exact;
+        }
+    }
+
+    /** Fills {@link #chunkPairs} from the levels of the first {@code n} elements (whole blocks) of the last {@link #quantize}. */
+    void chunkPairs(int n) {
+        int lanes = InterleavedQ4_0.ROWS;
+        if (chunkPairs.length < n / 2 * lanes) {
+            chunkPairs = new int[q.length / 2 * lanes];
+        }
+        for (int k = 0, p = 0; k < n; k += 8) {
+            for (int i = 0; i < 4; i++, p += lanes) {
+                java.util.Arrays.fill(chunkPairs, p, p + lanes, (q[k + i] & 0xFFFF) | q[k + 4 + i] << 16);
+            }
         }
     }
 

@@ -1,0 +1,75 @@
+package io.squall.kernels.cpu;
+
+import io.squall.kernels.GgmlType;
+import io.squall.kernels.WeightMatrix;
+
+import java.lang.foreign.Arena;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The CPU executor's own copies of the weights it was {@linkplain io.squall.kernels.Kernels#prepare prepared} with, in
+ * layouts its kernels read faster than GGML's: Q4_0 as {@link InterleavedQ4_0}, where that layout is supported. Every
+ * matmul over such a matrix then reads the copy alone (one activation row and larger batches alike), so the model
+ * file's pages of it are no longer touched and the copy replaces them rather than doubling them. Matrices are found
+ * by identity: the engine multiplies by the very objects it prepared.
+ *
+ * <p>Confined to the thread that drives the executor; the copies live until {@link #close}.
+ */
+final class RepackedWeights implements AutoCloseable {
+
+    /** Rows repacked per parallel chunk: a multiple of the interleaved groups. */
+    private static final int FILL_ROWS = 64 * InterleavedQ4_0.ROWS;
+
+    /** {@code -Dsquall.kernels.repack=false}: every matrix stays in its GGML layout (for A/B runs). */
+    static final boolean ENABLED = !"false".equals(System.getProperty("squall.kernels.repack"));
+
+    private final Arena arena = Arena.ofShared();
+    private final Map<WeightMatrix, InterleavedQ4_0> q4_0 = new IdentityHashMap<>();
+
+    /** Repacks the matrices of {@code weights} that have a faster layout and are not yet repacked, across {@code pool}. */
+    void prepare(List<WeightMatrix> weights, WorkerPool pool) {
+        if (!ENABLED || !InterleavedQ4_0.SUPPORTED) {
+            return;
+        }
+        List<WeightMatrix> sources = new ArrayList<>();
+        List<InterleavedQ4_0> copies = new ArrayList<>();
+        for (WeightMatrix w : weights) {
+            if (w.type() == GgmlType.Q4_0 && !q4_0.containsKey(w)) {
+                InterleavedQ4_0 copy = InterleavedQ4_0.allocate(w, arena);
+                q4_0.put(w, copy);
+                sources.add(w);
+                copies.add(copy);
+            }
+        }
+        if (sources.isEmpty()) {
+            return;
+        }
+        int[] firstChunk = new int[sources.size() + 1];
+        for (int i = 0; i < sources.size(); i++) {
+            firstChunk[i + 1] = firstChunk[i] + Math.ceilDiv(sources.get(i).rows(), FILL_ROWS);
+        }
+        pool.run((chunk, worker) -> {
+            int i = 0;
+            while (chunk >= firstChunk[i + 1]) {
+                i++;
+            }
+            WeightMatrix w = sources.get(i);
+            int first = (chunk - firstChunk[i]) * FILL_ROWS;
+            copies.get(i).fill(w, first, Math.min(w.rows(), first + FILL_ROWS));
+        }, firstChunk[sources.size()]);
+    }
+
+    /** The interleaved copy of {@code w}, or null if it has none. */
+    InterleavedQ4_0 interleaved(WeightMatrix w) {
+        return w.type() == GgmlType.Q4_0 ? q4_0.get(w) : null;
+    }
+
+    @Override
+    public void close() {
+        q4_0.clear();
+        arena.close();
+    }
+}
