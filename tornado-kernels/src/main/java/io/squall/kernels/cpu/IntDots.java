@@ -208,6 +208,85 @@ final class IntDots {
     }
 
     /**
+     * {@link #q8_0} of the rows {@code row}, {@code row + stride}, {@code row + 2·stride} and {@code row + 3·stride}
+     * (those below {@code rows}) of a Q8_0 matrix whose rows are {@code rowBytes} apart, with one activation row, into
+     * {@code out} at the same indices; 256-bit vectors ({@link #WIDE} machines take {@link #q8_0} row by row). Four
+     * streams of weights at once, as {@link FusedDots#f32Streams} reads F32, and each activation vector serves four
+     * rows. A row's blocks add into one accumulator, each block's 32 products summed exactly into eight int lanes, so a
+     * row's sum differs from {@link #q8_0}'s (two accumulators, other lanes) only by float32 rounding.
+     */
+    static void q8_0Streams(MemorySegment w, long rowBytes, QuantizedActivations a, int blocks, float[] out, int row,
+                            int stride, int rows) {
+        short[] x = a.q;
+        float[] xd = a.d;
+        // a missing row (past the end of the last quarter) repeats the first, unstored
+        int r1 = row + stride < rows ? row + stride : row;
+        int r2 = row + 2 * stride < rows ? row + 2 * stride : row;
+        int r3 = row + 3 * stride < rows ? row + 3 * stride : row;
+        long o0 = row * rowBytes;
+        long o1 = r1 * rowBytes;
+        long o2 = r2 * rowBytes;
+        long o3 = r3 * rowBytes;
+        FloatVector acc0 = FloatVector.zero(F8);
+        FloatVector acc1 = acc0;
+        FloatVector acc2 = acc0;
+        FloatVector acc3 = acc0;
+        for (int b = 0; b < blocks; b++) {
+            // written out with the Vector API's own methods only: helpers of ours past C2's inlining budget would stay
+            // calls on boxed vectors
+            long at = (long) b * Q8_0Codec.BLOCK_BYTES;
+            ShortVector x0 = ShortVector.fromArray(S16, x, b * Q8_0Codec.BLOCK_SIZE);
+            ShortVector x1 = ShortVector.fromArray(S16, x, b * Q8_0Codec.BLOCK_SIZE + 16);
+            float dx = xd[b];
+            // two products a 16-bit lane (|q_w·q_x| ≤ 128·127, so two fit), then each lane widened on its own
+            IntVector products;
+            IntVector sum;
+            products = ((ShortVector) ByteVector.fromMemorySegment(B16, w, o0 + at + Q8_0Codec.QS_OFFSET, LE)
+                    .convertShape(VectorOperators.B2S, S16, 0)).mul(x0)
+                    .add(((ShortVector) ByteVector.fromMemorySegment(B16, w, o0 + at + Q8_0Codec.QS_OFFSET + 16, LE)
+                            .convertShape(VectorOperators.B2S, S16, 0)).mul(x1)).reinterpretAsInts();
+            sum = products.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16)
+                    .add(products.lanewise(VectorOperators.ASHR, 16));
+            acc0 = ((FloatVector) sum.convert(VectorOperators.I2F, 0)).fma(
+                    FloatVector.broadcast(F8, Float.float16ToFloat(w.get(LittleEndian.SHORT, o0 + at)) * dx), acc0);
+            products = ((ShortVector) ByteVector.fromMemorySegment(B16, w, o1 + at + Q8_0Codec.QS_OFFSET, LE)
+                    .convertShape(VectorOperators.B2S, S16, 0)).mul(x0)
+                    .add(((ShortVector) ByteVector.fromMemorySegment(B16, w, o1 + at + Q8_0Codec.QS_OFFSET + 16, LE)
+                            .convertShape(VectorOperators.B2S, S16, 0)).mul(x1)).reinterpretAsInts();
+            sum = products.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16)
+                    .add(products.lanewise(VectorOperators.ASHR, 16));
+            acc1 = ((FloatVector) sum.convert(VectorOperators.I2F, 0)).fma(
+                    FloatVector.broadcast(F8, Float.float16ToFloat(w.get(LittleEndian.SHORT, o1 + at)) * dx), acc1);
+            products = ((ShortVector) ByteVector.fromMemorySegment(B16, w, o2 + at + Q8_0Codec.QS_OFFSET, LE)
+                    .convertShape(VectorOperators.B2S, S16, 0)).mul(x0)
+                    .add(((ShortVector) ByteVector.fromMemorySegment(B16, w, o2 + at + Q8_0Codec.QS_OFFSET + 16, LE)
+                            .convertShape(VectorOperators.B2S, S16, 0)).mul(x1)).reinterpretAsInts();
+            sum = products.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16)
+                    .add(products.lanewise(VectorOperators.ASHR, 16));
+            acc2 = ((FloatVector) sum.convert(VectorOperators.I2F, 0)).fma(
+                    FloatVector.broadcast(F8, Float.float16ToFloat(w.get(LittleEndian.SHORT, o2 + at)) * dx), acc2);
+            products = ((ShortVector) ByteVector.fromMemorySegment(B16, w, o3 + at + Q8_0Codec.QS_OFFSET, LE)
+                    .convertShape(VectorOperators.B2S, S16, 0)).mul(x0)
+                    .add(((ShortVector) ByteVector.fromMemorySegment(B16, w, o3 + at + Q8_0Codec.QS_OFFSET + 16, LE)
+                            .convertShape(VectorOperators.B2S, S16, 0)).mul(x1)).reinterpretAsInts();
+            sum = products.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16)
+                    .add(products.lanewise(VectorOperators.ASHR, 16));
+            acc3 = ((FloatVector) sum.convert(VectorOperators.I2F, 0)).fma(
+                    FloatVector.broadcast(F8, Float.float16ToFloat(w.get(LittleEndian.SHORT, o3 + at)) * dx), acc3);
+        }
+        out[row] = acc0.reduceLanes(VectorOperators.ADD);
+        if (r1 != row) {
+            out[r1] = acc1.reduceLanes(VectorOperators.ADD);
+        }
+        if (r2 != row) {
+            out[r2] = acc2.reduceLanes(VectorOperators.ADD);
+        }
+        if (r3 != row) {
+            out[r3] = acc3.reduceLanes(VectorOperators.ADD);
+        }
+    }
+
+    /**
      * Q4_0 row with Q8_0 activations: {@code Σ d_w·d_x·Σ (n − 8)·q_x} over blocks, {@code n} the unsigned nibbles,
      * offset by 8 in the 16-bit lanes before the multiply (two subtractions a block, where taking {@code 8·d_x·Σ q_x}
      * off afterwards cost a second f16 conversion, two scalar products and a loop-carried scalar sum). A block per 16

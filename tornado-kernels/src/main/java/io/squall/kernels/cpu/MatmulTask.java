@@ -65,7 +65,7 @@ final class MatmulTask implements ParallelTask {
      * 8, 16, 32 and 64 rows were within this host's noise of each other.
      */
     private static final int DECODE_CHUNK_ROWS = 16;
-    /** Runs of an F32 matrix one activation row reads at once ({@link #f32Streams}). */
+    /** Runs of a matrix one activation row reads at once ({@link #streams}). */
     private static final int STREAMS = 4;
     private final RepackedWeights repacked;
     /** Per matrix of the current run, its {@link InterleavedQ4_0} copy, or null. */
@@ -116,7 +116,7 @@ final class MatmulTask implements ParallelTask {
             maxChunkRows = Math.max(maxChunkRows, perChunk);
             total += rowsOfInput != 1 ? Math.ceilDiv(rows, perChunk)
                     : interleaved[i] != null ? interleaved[i].chunks()
-                    : matrices[i].type() == GgmlType.F32 ? Math.ceilDiv(Math.ceilDiv(rows, STREAMS), STREAMS)
+                    : streamed(matrices[i].type()) ? Math.ceilDiv(Math.ceilDiv(rows, STREAMS), STREAMS)
                     : Math.ceilDiv(rows, perChunk);
             maxCols = Math.max(maxCols, matrices[i].cols());
         }
@@ -231,8 +231,8 @@ final class MatmulTask implements ParallelTask {
             copy.multiply(rounded, outs[i], chunk - firstChunk[i]);
             return;
         }
-        if (batch == 1 && w.type() == GgmlType.F32) {
-            f32Streams(w, x, outs[i], chunk - firstChunk[i]);
+        if (batch == 1 && streamed(w.type())) {
+            streams(w, x, rounded, outs[i], chunk - firstChunk[i]);
             return;
         }
         int r0 = (chunk - firstChunk[i]) * chunkRows[i];
@@ -255,14 +255,28 @@ final class MatmulTask implements ParallelTask {
     }
 
     /**
-     * Chunk {@code chunk} of one activation row times an F32 matrix: each quarter of the rows its own stream of weights
-     * ({@link FusedDots#f32Streams}), chunk {@code k} taking rows {@code 4k .. 4k+3} of every quarter, so a thread
-     * running consecutive chunks reads four runs of the matrix at once.
+     * Whether one activation row reads a {@code type} matrix in place as four streams ({@link #streams}): F32, and Q8_0
+     * where its integer dot takes 256-bit vectors.
      */
-    private static void f32Streams(WeightMatrix w, float[] x, float[] out, int chunk) {
+    private static boolean streamed(GgmlType type) {
+        return type == GgmlType.F32
+                || type == GgmlType.Q8_0 && !IntDots.WIDE && QuantizedActivations.Scheme.of(type) == QuantizedActivations.Scheme.Q8_0;
+    }
+
+    /**
+     * Chunk {@code chunk} of one activation row times {@code w} ({@link #streamed}): each quarter of the rows its own
+     * stream of weights ({@link FusedDots#f32Streams}, {@link IntDots#q8_0Streams}), chunk {@code k} taking rows
+     * {@code 4k .. 4k+3} of every quarter, so a thread running consecutive chunks reads four runs of the matrix at once.
+     */
+    private static void streams(WeightMatrix w, float[] x, QuantizedActivations rounded, float[] out, int chunk) {
         int quarter = Math.ceilDiv(w.rows(), STREAMS);
         for (int j = STREAMS * chunk, end = Math.min(quarter, j + STREAMS); j < end; j++) {
-            FusedDots.f32Streams(w.data(), w.rowBytes(), x, w.cols(), out, j, quarter, w.rows());
+            if (w.type() == GgmlType.F32) {
+                FusedDots.f32Streams(w.data(), w.rowBytes(), x, w.cols(), out, j, quarter, w.rows());
+            } else {
+                IntDots.q8_0Streams(w.data(), w.rowBytes(), rounded, w.cols() / Q8_0Codec.BLOCK_SIZE, out, j, quarter,
+                        w.rows());
+            }
         }
     }
 
