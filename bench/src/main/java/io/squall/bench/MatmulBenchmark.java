@@ -18,6 +18,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
+import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 
@@ -26,6 +27,9 @@ import java.util.concurrent.TimeUnit;
  * vocab 32000), for one activation row (decode: bound by weight bytes read, compare
  * {@code rows·rowBytes / time} with memory bandwidth) and 64 rows (prefill: compare
  * {@code 2·rows·cols·64 / time} with peak FLOP/s). Shapes are {@code rows x cols} (output × input).
+ * {@code prepared} hands the matrices to {@link Kernels#prepare} first, as the engine does (the CPU executor then
+ * holds Q4_0 interleaved); {@code copies} cycles each call through that many copies of the matrix, so that with
+ * enough of them the weights come from memory, as in a decode step, rather than from the caches.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -45,12 +49,19 @@ public class MatmulBenchmark {
     @Param({"1", "64"})
     public int batch;
 
+    @Param({"true"})
+    public boolean prepared;
+
+    @Param({"1"})
+    public int copies;
+
     /** Threads of the CPU executor, the caller included. */
     @Param({"2"})
     public int threads;
 
     private Kernels kernels;
-    private WeightMatrix weights;
+    private WeightMatrix[] weights;
+    private int next;
     private float[] x;
     private float[] out;
 
@@ -63,13 +74,19 @@ public class MatmulBenchmark {
         for (int i = 0; i < values.length; i++) {
             values[i] = (float) random.nextGaussian(0, 0.05);
         }
-        weights = GgmlCodec.encode(type + "-" + shape, GgmlType.valueOf(type), rows, cols, values);
+        weights = new WeightMatrix[copies];
+        for (int c = 0; c < copies; c++) {
+            weights[c] = GgmlCodec.encode(type + "-" + shape + "-" + c, GgmlType.valueOf(type), rows, cols, values);
+        }
         x = new float[batch * cols];
         for (int i = 0; i < x.length; i++) {
             x[i] = (float) random.nextGaussian();
         }
         out = new float[batch * rows];
         kernels = new CpuKernels(threads);
+        if (prepared) {
+            kernels.prepare(List.of(weights));
+        }
     }
 
     @TearDown
@@ -79,7 +96,9 @@ public class MatmulBenchmark {
 
     @Benchmark
     public float[] matmul() {
-        kernels.matmul(weights, x, out, batch);
+        WeightMatrix w = weights[next];
+        next = next + 1 == copies ? 0 : next + 1;
+        kernels.matmul(w, x, out, batch);
         return out;
     }
 }

@@ -32,8 +32,8 @@ import java.nio.ByteOrder;
  *
  * <p>Products are exact: |level| ≤ 8 and |activation| ≤ 127, so a lane's 16 products of a block fit 16 bits and so do a
  * row's 32. Each row then adds {@code float(Σ)·(d_w·d_x)} per block by one fused multiply-add, llama.cpp's
- * {@code ggml_gemv_q4_0_8x8_q8_0} order, so the sums are that kernel's to the bit. Larger batches decode rows from
- * this layout ({@link #decodeRow}) to the same floats as GGML's. Immutable once filled; thread-safe.
+ * {@code ggml_gemv_q4_0_8x8_q8_0} order, so the sums are that kernel's to the bit. Immutable once filled;
+ * thread-safe.
  */
 final class InterleavedQ4_0 {
 
@@ -53,8 +53,6 @@ final class InterleavedQ4_0 {
     private static final int TILE_BYTES = SCALE_BYTES + CHUNKS * CHUNK_BYTES;
     /** Groups of rows a chunk of one-row products reads, from as many parts of the matrix ({@link #multiply}). */
     private static final int STREAMS = 4;
-    /** Lane {@code j}: the left shift that brings nibble {@code j} of an int to its top bits. */
-    private static final IntVector TO_TOP = IntVector.fromArray(I8, new int[] {28, 24, 20, 16, 12, 8, 4, 0}, 0);
 
     /**
      * Whether one activation row takes this layout here: where Q4_0 takes integer dots over 8-bit activations
@@ -247,23 +245,6 @@ final class InterleavedQ4_0 {
             acc3.intoArray(out, r3);
         } else if (g3 != g0) {
             acc3.intoArray(out, r3, VectorMask.fromLong(F8, (1L << (rows - r3)) - 1));
-        }
-    }
-
-    /** Row {@code row} as floats into {@code dst[dstOff .. dstOff + cols)}, bit for bit GGML's {@code d·(n − 8)}. */
-    void decodeRow(int row, float[] dst, int dstOff) {
-        long tile = groupOffset(row / ROWS);
-        int lane = row % ROWS;
-        long scale = (long) lane * Float.BYTES;
-        long word = SCALE_BYTES + (long) lane * Integer.BYTES;
-        for (int b = 0; b < blocks; b++, tile += TILE_BYTES) {
-            float d = data.get(LE_FLOAT, tile + scale);
-            int out = dstOff + b * Q4_0Codec.BLOCK_SIZE;
-            for (int c = 0; c < CHUNKS; c++) {
-                IntVector n = IntVector.broadcast(I8, data.get(LE_INT, tile + word + (long) c * CHUNK_BYTES))
-                        .lanewise(VectorOperators.LSHL, TO_TOP).lanewise(VectorOperators.ASHR, 28);
-                ((FloatVector) n.convert(VectorOperators.I2F, 0)).mul(d).intoArray(dst, out + 8 * c);
-            }
         }
     }
 }

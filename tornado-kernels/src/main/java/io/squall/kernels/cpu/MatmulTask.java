@@ -243,9 +243,7 @@ final class MatmulTask implements ParallelTask {
         }
         float[] input = rounded == null ? x : rounded.dequantized;
         if (broadcast) {
-            broadcastRows(w, copy, byColumn(rounded), input, outs[i], r0, r1, decoded[worker], byColumnOut[worker]);
-        } else if (copy != null) {
-            tiles(w, copy, input, outs[i], batch, r0, r1, decoded[worker]);
+            broadcastRows(w, byColumn(rounded), input, outs[i], r0, r1, decoded[worker], byColumnOut[worker]);
         } else {
             rows(w, input, outs[i], batch, r0, r1, decoded[worker], sums);
         }
@@ -392,15 +390,17 @@ final class MatmulTask implements ParallelTask {
      * apart, and at a power-of-two row count those stores all fall in one L1 set (so stored, 2048x768 at batch 64 ran
      * slower than the 4×4 tiles and 2000x768 1.3× faster).
      */
-    private static void broadcastRows(WeightMatrix w, InterleavedQ4_0 copy, ColumnActivations byColumn, float[] x,
-                                      float[] out, int r0, int r1, float[] buffer, float[] byColumnOut) {
+    private static void broadcastRows(WeightMatrix w, ColumnActivations byColumn, float[] x, float[] out, int r0,
+                                      int r1, float[] buffer, float[] byColumnOut) {
+        MemorySegment seg = w.data();
+        long rowBytes = w.rowBytes();
         int cols = w.cols();
         int stride = byColumn.stride;
         int r = r0;
         int tile = TiledMatmul.BROADCAST_ROWS;
         for (; r + tile <= r1; r += tile) {
             for (int i = 0; i < tile; i++) {
-                decodeRow(w, copy, r + i, buffer, i * cols);
+                RowDecoder.decode(w.type(), seg, (r + i) * rowBytes, cols, buffer, i * cols);
             }
             TiledMatmul.broadcastTile(buffer, cols, byColumn, byColumnOut, (r - r0) * stride);
         }
@@ -414,16 +414,7 @@ final class MatmulTask implements ParallelTask {
                 }
             }
         }
-        tiles(w, copy, x, out, byColumn.rows, r, r1, buffer);
-    }
-
-    /** Row {@code row} of {@code w} as floats, from its interleaved {@code copy} if it has one. */
-    private static void decodeRow(WeightMatrix w, InterleavedQ4_0 copy, int row, float[] dst, int dstOff) {
-        if (copy != null) {
-            copy.decodeRow(row, dst, dstOff);
-        } else {
-            RowDecoder.decode(w.type(), w.data(), row * w.rowBytes(), w.cols(), dst, dstOff);
-        }
+        tiles(w, x, out, byColumn.rows, r, r1, buffer);
     }
 
     private static void decodeAndDot(WeightMatrix w, float[] x, float[] out, int r0, int r1, float[] buffer) {
@@ -522,26 +513,24 @@ final class MatmulTask implements ParallelTask {
             }
             return;
         }
-        tiles(w, null, x, out, batch, r0, r1, buffer);
+        tiles(w, x, out, batch, r0, r1, buffer);
     }
 
-    /**
-     * Output rows {@code [r0, r1)} by the 4×4 tiles (and single rows for the last one to three), reading {@code w}'s
-     * interleaved {@code copy} if it has one.
-     */
-    private static void tiles(WeightMatrix w, InterleavedQ4_0 copy, float[] x, float[] out, int batch, int r0, int r1,
-                              float[] buffer) {
+    /** Output rows {@code [r0, r1)} by the 4×4 tiles (and single rows for the last one to three). */
+    private static void tiles(WeightMatrix w, float[] x, float[] out, int batch, int r0, int r1, float[] buffer) {
+        MemorySegment seg = w.data();
+        long rowBytes = w.rowBytes();
         int cols = w.cols();
         int rows = w.rows();
         int r = r0;
         for (; r + 4 <= r1; r += 4) {
             for (int i = 0; i < 4; i++) {
-                decodeRow(w, copy, r + i, buffer, i * cols);
+                RowDecoder.decode(w.type(), seg, (r + i) * rowBytes, cols, buffer, i * cols);
             }
             TiledMatmul.fourRows(buffer, cols, x, batch, out, rows, r);
         }
         for (; r < r1; r++) {
-            decodeRow(w, copy, r, buffer, 0);
+            RowDecoder.decode(w.type(), seg, r * rowBytes, cols, buffer, 0);
             TiledMatmul.oneRow(buffer, cols, x, batch, out, rows, r);
         }
     }

@@ -11,10 +11,11 @@ import java.util.Map;
 
 /**
  * The CPU executor's own copies of the weights it was {@linkplain io.squall.kernels.Kernels#prepare prepared} with, in
- * layouts its kernels read faster than GGML's: Q4_0 as {@link InterleavedQ4_0}, where that layout is supported. Every
- * matmul over such a matrix then reads the copy alone (one activation row and larger batches alike), so the model
- * file's pages of it are no longer touched and the copy replaces them rather than doubling them. Matrices are found
- * by identity: the engine multiplies by the very objects it prepared.
+ * layouts its kernels read faster than GGML's: Q4_0 as {@link InterleavedQ4_0}, where that layout is supported. One
+ * activation row reads the copy; larger batches decode the GGML rows as before, since decoding rows from the
+ * interleaved layout made a 16-stream Q4_0 step 8–10% slower. So a Q4_0 matrix is held twice, its file's pages and
+ * this copy (1.1× its size): about 2.1× the file in memory once both are in use ({@code -Dsquall.kernels.repack=false}
+ * keeps one). Matrices are found by identity: the engine multiplies by the very objects it prepared.
  *
  * <p>Confined to the thread that drives the executor; the copies live until {@link #close}.
  */

@@ -9,11 +9,11 @@
  * the weight blocks in place ({@link io.squall.kernels.cpu.IntDots}: 256-bit vectors, 512-bit for Q8_0, Q2_K to Q6_K
  * and IQ4_XS where the machine has them), and larger batches the tiled path below over the same rounded values.
  *
- * <p>Matrices the executor is {@linkplain io.squall.kernels.Kernels#prepare prepared} with may be held in a layout of its
- * own ({@link io.squall.kernels.cpu.RepackedWeights}): Q4_0 with eight rows interleaved
+ * <p>For one activation row, Q4_0 matrices the executor is {@linkplain io.squall.kernels.Kernels#prepare prepared} with
+ * are held in a layout of its own as well ({@link io.squall.kernels.cpu.RepackedWeights}): eight rows interleaved
  * ({@link io.squall.kernels.cpu.InterleavedQ4_0}), whose one-row product lands eight rows' sums in one vector. At one
- * activation row, F32 and interleaved Q4_0 matrices are read as four streams at once (rows from four quarters of the
- * matrix), which keeps more cache misses in flight than one row after the other.
+ * activation row, F32, Q8_0 and interleaved Q4_0 matrices are read as four streams at once (rows from four quarters of
+ * the matrix), which keeps more cache misses in flight than one row after the other.
  *
  * <p>Otherwise matmul has two paths. One activation row (decode): a fused dot product per weight row that
  * reads F32, Q8_0 and Q4_0 ({@link io.squall.kernels.cpu.FusedDots}) and Q3_K, Q4_K, Q5_K, Q6_K and
