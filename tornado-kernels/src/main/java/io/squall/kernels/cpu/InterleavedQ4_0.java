@@ -2,7 +2,6 @@ package io.squall.kernels.cpu;
 
 import io.squall.kernels.GgmlType;
 import io.squall.kernels.WeightMatrix;
-import io.squall.kernels.format.LittleEndian;
 import io.squall.kernels.format.Q4_0Codec;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
@@ -44,13 +43,12 @@ final class InterleavedQ4_0 {
     private static final VectorSpecies<Integer> I8 = IntVector.SPECIES_256;
     private static final VectorSpecies<Float> F8 = FloatVector.SPECIES_256;
     private static final ValueLayout.OfInt LE_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(LE);
-    private static final ValueLayout.OfLong LE_LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(LE);
-    private static final ValueLayout.OfFloat LE_FLOAT = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(LE);
     private static final int CHUNKS = 4;
     private static final int SCALE_BYTES = ROWS * Float.BYTES;
     private static final int CHUNK_BYTES = ROWS * Integer.BYTES;
     /** Bytes of one block of a group: the scales, then the chunks. */
     private static final int TILE_BYTES = SCALE_BYTES + CHUNKS * CHUNK_BYTES;
+    private static final int TILE_INTS = TILE_BYTES / Integer.BYTES;
     /** Groups of rows a chunk of one-row products reads, from as many parts of the matrix ({@link #multiply}). */
     private static final int STREAMS = 4;
 
@@ -89,26 +87,44 @@ final class InterleavedQ4_0 {
         return new InterleavedQ4_0(w.rows(), w.cols(), arena.allocate(bytesFor(w.rows(), w.cols()), 64));
     }
 
-    /** Repacks rows {@code [first, end)} of {@code w}, the matrix this copy was allocated for. */
+    /**
+     * Repacks rows {@code [first, end)} of {@code w}, the matrix this copy was allocated for. A group's tiles are
+     * assembled in a heap array and each source row copied into one, so the per-block work is plain array arithmetic:
+     * with a memory-segment access per field instead, the code C1 compiles first (what a fresh process runs) took
+     * ~0.4 s over the 124.7M model's Q4_0 matrices.
+     */
     void fill(WeightMatrix w, int first, int end) {
         MemorySegment src = w.data();
-        long rowBytes = w.rowBytes();
-        for (int row = first; row < end; row++) {
-            long tile = groupOffset(row / ROWS);
-            long lane = row % ROWS;
-            for (int b = 0; b < blocks; b++, tile += TILE_BYTES) {
-                long block = row * rowBytes + (long) b * Q4_0Codec.BLOCK_BYTES;
-                data.set(LE_FLOAT, tile + lane * Float.BYTES, LittleEndian.half(src, block));
-                // GGML: byte j holds element j (low nibble) and element j + 16 (high); n − 8 as 4 bits is n ^ 8
-                long first8 = src.get(LE_LONG, block + Q4_0Codec.QS_OFFSET);
-                long second8 = src.get(LE_LONG, block + Q4_0Codec.QS_OFFSET + 8);
-                long words = tile + SCALE_BYTES + lane * Integer.BYTES;
-                data.set(LE_INT, words, lowNibbles(first8) ^ 0x88888888);
-                data.set(LE_INT, words + CHUNK_BYTES, lowNibbles(second8) ^ 0x88888888);
-                data.set(LE_INT, words + 2 * CHUNK_BYTES, lowNibbles(first8 >>> 4) ^ 0x88888888);
-                data.set(LE_INT, words + 3 * CHUNK_BYTES, lowNibbles(second8 >>> 4) ^ 0x88888888);
+        int rowBytes = (int) w.rowBytes();
+        byte[] row = new byte[rowBytes];
+        int[] group = new int[blocks * TILE_INTS];
+        for (int g = first / ROWS; g * ROWS < end; g++) {
+            long at = groupOffset(g);
+            MemorySegment.copy(data, LE_INT, at, group, 0, group.length); // keeps rows outside [first, end)
+            for (int r = Math.max(first, g * ROWS), last = Math.min(end, (g + 1) * ROWS); r < last; r++) {
+                MemorySegment.copy(src, ValueLayout.JAVA_BYTE, (long) r * rowBytes, row, 0, rowBytes);
+                int lane = r - g * ROWS;
+                for (int b = 0, tile = 0, o = 0; b < blocks; b++, tile += TILE_INTS, o += Q4_0Codec.BLOCK_BYTES) {
+                    short half = (short) (row[o] & 0xFF | row[o + 1] << 8);
+                    group[tile + lane] = Float.floatToRawIntBits(Float.float16ToFloat(half));
+                    // GGML: byte j holds element j (low nibble) and element j + 16 (high); n − 8 as 4 bits is n ^ 8
+                    long first8 = littleEndianLong(row, o + Q4_0Codec.QS_OFFSET);
+                    long second8 = littleEndianLong(row, o + Q4_0Codec.QS_OFFSET + 8);
+                    int words = tile + ROWS + lane;
+                    group[words] = lowNibbles(first8) ^ 0x88888888;
+                    group[words + ROWS] = lowNibbles(second8) ^ 0x88888888;
+                    group[words + 2 * ROWS] = lowNibbles(first8 >>> 4) ^ 0x88888888;
+                    group[words + 3 * ROWS] = lowNibbles(second8 >>> 4) ^ 0x88888888;
+                }
             }
+            MemorySegment.copy(group, 0, data, LE_INT, at, group.length);
         }
+    }
+
+    private static long littleEndianLong(byte[] b, int at) {
+        return b[at] & 0xFFL | (b[at + 1] & 0xFFL) << 8 | (b[at + 2] & 0xFFL) << 16 | (b[at + 3] & 0xFFL) << 24
+                | (b[at + 4] & 0xFFL) << 32 | (b[at + 5] & 0xFFL) << 40 | (b[at + 6] & 0xFFL) << 48
+                | (b[at + 7] & 0xFFL) << 56;
     }
 
     /** The low nibbles of a long's eight bytes, byte {@code j}'s in bits {@code 4j .. 4j+3}. */
