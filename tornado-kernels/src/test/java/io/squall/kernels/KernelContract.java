@@ -143,14 +143,19 @@ public abstract class KernelContract {
 
     @Test
     void matmulManyMixesPreparedAndUnpreparedMatrices() {
-        WeightMatrix preparedQ4 = data.randomBlocks(GgmlType.Q4_0, 104, 96);
-        WeightMatrix preparedQ8 = data.randomBlocks(GgmlType.Q8_0, 37, 96);
-        kernels.prepare(List.of(preparedQ4, preparedQ8));
-        WeightMatrix[] ws = {preparedQ4, data.randomBlocks(GgmlType.Q4_0, 13, 96), data.encoded(GgmlType.F32, 21, 96),
-                preparedQ8};
+        int cols = 256;
+        WeightMatrix preparedQ4 = data.randomBlocks(GgmlType.Q4_0, 104, cols);
+        WeightMatrix preparedQ8 = data.randomBlocks(GgmlType.Q8_0, 37, cols);
+        WeightMatrix preparedQ4K = data.randomBlocks(GgmlType.Q4_K, 41, cols);
+        kernels.prepare(List.of(preparedQ4, preparedQ8, preparedQ4K));
+        WeightMatrix[] ws = {preparedQ4, data.randomBlocks(GgmlType.Q4_0, 13, cols), data.encoded(GgmlType.F32, 21, cols),
+                preparedQ8, preparedQ4K, data.randomBlocks(GgmlType.Q4_K, 9, cols)};
         for (int batch : new int[]{1, 6}) {
-            float[] x = data.floats(batch * 96, 1);
-            float[][] outs = {new float[batch * 104], new float[batch * 13], new float[batch * 21], new float[batch * 37]};
+            float[] x = data.floats(batch * cols, 1);
+            float[][] outs = new float[ws.length][];
+            for (int i = 0; i < ws.length; i++) {
+                outs[i] = new float[batch * ws[i].rows()];
+            }
             kernels.matmulMany(ws, x, outs, batch);
             for (int i = 0; i < ws.length; i++) {
                 assertMatmul(ws[i], x, outs[i], batch);

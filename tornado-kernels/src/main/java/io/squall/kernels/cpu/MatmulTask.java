@@ -68,8 +68,8 @@ final class MatmulTask implements ParallelTask {
     /** Runs of a matrix one activation row reads at once ({@link #streams}). */
     private static final int STREAMS = 4;
     private final RepackedWeights repacked;
-    /** Per matrix of the current run, its {@link InterleavedQ4_0} copy, or null. */
-    private InterleavedQ4_0[] interleaved = new InterleavedQ4_0[4];
+    /** Per matrix of the current run, its {@link InterleavedNibbles} copy, or null. */
+    private InterleavedNibbles[] interleaved = new InterleavedNibbles[4];
     private WeightMatrix[] ws;
     private float[][] outs;
     private float[] x;
@@ -97,7 +97,7 @@ final class MatmulTask implements ParallelTask {
         if (firstChunk.length < matrices.length + 1) {
             firstChunk = new int[matrices.length + 1];
             chunkRows = new int[matrices.length];
-            interleaved = new InterleavedQ4_0[matrices.length];
+            interleaved = new InterleavedNibbles[matrices.length];
         }
         for (int i = 0; i < matrices.length; i++) {
             interleaved[i] = repacked.interleaved(matrices[i]);
@@ -153,20 +153,23 @@ final class MatmulTask implements ParallelTask {
         boolean levels8_K = false;
         boolean offsets8_1 = false;
         boolean pairs8_0 = false;
+        boolean pairs8_K = false;
         for (int i = 0; i < matrices.length; i++) {
             WeightMatrix w = matrices[i];
-            pairs8_0 |= rowsOfInput == 1 && interleaved[i] != null;
+            boolean pairs = rowsOfInput == 1 && interleaved[i] != null;
             offsets8_1 |= hasOffsets(w.type());
             boolean integerDots = rowsOfInput == 1 && IntDots.preferred(w.type());
             switch (QuantizedActivations.Scheme.of(w.type())) {
                 case NONE -> plain = true;
                 case Q8_0 -> {
                     want8_0 = true;
-                    levels8_0 |= integerDots;
+                    levels8_0 |= integerDots || pairs;
+                    pairs8_0 |= pairs;
                 }
                 case Q8_K -> {
                     want8_K = true;
-                    levels8_K |= integerDots;
+                    levels8_K |= integerDots || pairs;
+                    pairs8_K |= pairs;
                 }
             }
         }
@@ -182,6 +185,9 @@ final class MatmulTask implements ParallelTask {
         }
         if (want8_K) {
             q8_K.quantize(input, rowsOfInput * cols, levels8_K);
+            if (pairs8_K) {
+                q8_K.chunkPairs(cols);
+            }
         }
         if (!broadcast) {
             return;
@@ -226,7 +232,7 @@ final class MatmulTask implements ParallelTask {
         }
         WeightMatrix w = ws[i];
         QuantizedActivations rounded = activationsFor(w.type());
-        InterleavedQ4_0 copy = interleaved[i];
+        InterleavedNibbles copy = interleaved[i];
         if (copy != null && batch == 1) {
             copy.multiply(rounded, outs[i], chunk - firstChunk[i]);
             return;

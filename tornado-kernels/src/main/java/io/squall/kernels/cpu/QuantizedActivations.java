@@ -80,11 +80,18 @@ final class QuantizedActivations {
      */
     short[] nibbleOrder = new short[0];
     /**
-     * Q8_0, for {@link InterleavedQ4_0}: per 8 elements {@code k .. k+7}, four pairs of levels, pair {@code i} being
+     * Q8_0, for {@link InterleavedNibbles}: per 8 elements {@code k .. k+7}, four pairs of levels, pair {@code i} being
      * level {@code k+i} in the low 16 bits of an int and level {@code k+4+i} in its high 16 bits, each pair repeated
-     * over {@link InterleavedQ4_0#ROWS} ints so that it loads as one broadcast vector. Made by {@link #chunkPairs(int)}.
+     * over {@link InterleavedNibbles#ROWS} ints so that it loads as one broadcast vector. Made by {@link #chunkPairs(int)}.
      */
     int[] chunkPairs = new int[0];
+    /**
+     * For {@link InterleavedNibbles}, per 32 elements: the scale of the block they lie in ({@link #d} itself for Q8_0,
+     * a Q8_K block's for each of its eight parts). Made by {@link #chunkPairs(int)}.
+     */
+    float[] blockScales = new float[0];
+    /** For {@link InterleavedNibbles}' offsets, per 32 elements: {@code d·Σq}. Made by {@link #chunkPairs(int)}. */
+    float[] scaledBlockSums = new float[0];
     /** {@code d·q} per element, the rounded activations as floats. */
     float[] dequantized = new float[0];
     /**
@@ -169,16 +176,29 @@ final class QuantizedActivations {
         }
     }
 
-    /** Fills {@link #chunkPairs} from the levels of the first {@code n} elements (whole blocks) of the last {@link #quantize}. */
+    /**
+     * Fills {@link #chunkPairs}, {@link #blockScales} and {@link #scaledBlockSums} from the levels of the first
+     * {@code n} elements (whole blocks) of the last {@link #quantize}.
+     */
     void chunkPairs(int n) {
-        int lanes = InterleavedQ4_0.ROWS;
+        int lanes = InterleavedNibbles.ROWS;
         if (chunkPairs.length < n / 2 * lanes) {
             chunkPairs = new int[q.length / 2 * lanes];
+            blockScales = new float[q.length / 32];
+            scaledBlockSums = new float[q.length / 32];
         }
         for (int k = 0, p = 0; k < n; k += 8) {
             for (int i = 0; i < 4; i++, p += lanes) {
                 java.util.Arrays.fill(chunkPairs, p, p + lanes, (q[k + i] & 0xFFFF) | q[k + 4 + i] << 16);
             }
+        }
+        for (int b = 0; b < n / 32; b++) {
+            int sum = 0;
+            for (int i = 32 * b; i < 32 * b + 32; i++) {
+                sum += q[i];
+            }
+            blockScales[b] = d[b * 32 / scheme.block];
+            scaledBlockSums[b] = blockScales[b] * sum;
         }
     }
 

@@ -3,6 +3,7 @@ package io.squall.kernels.cpu;
 import io.squall.kernels.GgmlType;
 import io.squall.kernels.WeightMatrix;
 import io.squall.kernels.format.Q4_0Codec;
+import io.squall.kernels.format.Q4_KCodec;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.ShortVector;
@@ -16,25 +17,35 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 
 /**
- * A Q4_0 matrix repacked so that eight rows share every vector, as llama.cpp's CPU "repack" buffers hold Q4_0 on AVX2
- * ({@code block_q4_0x8}): one activation row is then multiplied into eight output rows at once, each row's integer sum
- * ending in its own lane, with no horizontal sum, pairing or conversion per row and block. Where the GGML layout took
- * the one-row integer dot ({@link IntDots#q4_0}), 145–150 µs for 2048x768 in cache on one thread, this takes 80–110.
+ * A Q4_0 or Q4_K matrix repacked so that eight rows share every vector, as llama.cpp's CPU "repack" buffers hold Q4_0
+ * and Q4_K on AVX2 ({@code block_q4_0x8}, {@code block_q4_Kx8}): one activation row is then multiplied into eight
+ * output rows at once, each row's integer sum ending in its own lane, with no horizontal sum, pairing or conversion
+ * per row and block. Where the GGML layout took the one-row integer dot ({@link IntDots#q4_0}), 145–150 µs for
+ * 2048x768 in cache on one thread, this takes 80–110.
  *
  * <p>Layout, for each group of {@link #ROWS} rows (the last padded with zero rows), for each 32-element block: the eight
  * rows' scales as float32 (32 bytes), then four chunks of 32 bytes, chunk {@code c} holding elements {@code 8c .. 8c+7}
  * of the block as one little-endian int per row, element {@code 8c + j} in bits {@code 4j .. 4j+3} as the signed
- * nibble {@code n − 8} (two's complement, 4 bits). Read as sixteen 16-bit lanes, lane {@code 2r} of a chunk holds row
- * {@code r}'s elements {@code 8c .. 8c+3} and lane {@code 2r+1} its {@code 8c+4 .. 8c+7}; so step {@code i} of a chunk
- * multiplies every row by one broadcast pair of activations {@code (x[8c+i], x[8c+4+i])} ({@link
- * QuantizedActivations#chunkPairs}). A block is 20 bytes a row where GGML's is 18.
+ * nibble {@code n − 8} (two's complement, 4 bits); a Q4_K block (one of its super-block's eight sub-blocks) then has
+ * the eight rows' offsets as float32. Read as sixteen 16-bit lanes, lane {@code 2r} of a chunk holds row {@code r}'s
+ * elements {@code 8c .. 8c+3} and lane {@code 2r+1} its {@code 8c+4 .. 8c+7}; so step {@code i} of a chunk multiplies
+ * every row by one broadcast pair of activations {@code (x[8c+i], x[8c+4+i])} ({@link
+ * QuantizedActivations#chunkPairs}). A block is 20 bytes a row where Q4_0's is 18, and 24 where Q4_K's is 18 (its
+ * sub-block's share of the super-block's 144 bytes).
+ *
+ * <p>A Q4_0 weight is {@code d·(n − 8)}. A Q4_K weight {@code d·sc·n − dmin·m} is kept as {@code f·(n − 8) + o} with the
+ * scale {@code f = d·sc} and the offset {@code o = 8f − dmin·m} of its sub-block, so both formats take one kernel: a
+ * Q4_K row's sum also adds {@code o·d_x·Σq} per block ({@link QuantizedActivations#scaledBlockSums}). The activations
+ * are rounded as llama.cpp rounds them for each format, Q8_0 for Q4_0 and Q8_K (one scale per 256) for Q4_K: rounded
+ * per 32 elements instead, the one-token logits of held-out Q4_K_M and Q4_K_S models were up to 0.04 off llama.cpp's
+ * where they had matched to four decimals.
  *
  * <p>Products are exact: |level| ≤ 8 and |activation| ≤ 127, so a lane's 16 products of a block fit 16 bits and so do a
- * row's 32. Each row then adds {@code float(Σ)·(d_w·d_x)} per block by one fused multiply-add, llama.cpp's
- * {@code ggml_gemv_q4_0_8x8_q8_0} order, so the sums are that kernel's to the bit. Immutable once filled;
+ * row's 32. Each row then adds {@code float(Σ)·(f·d_x)} per block by one fused multiply-add, llama.cpp's
+ * {@code ggml_gemv_q4_0_8x8_q8_0} order, so the Q4_0 sums are that kernel's to the bit. Immutable once filled;
  * thread-safe.
  */
-final class InterleavedQ4_0 {
+final class InterleavedNibbles {
 
     /** Rows sharing one vector. */
     static final int ROWS = 8;
@@ -43,12 +54,13 @@ final class InterleavedQ4_0 {
     private static final VectorSpecies<Integer> I8 = IntVector.SPECIES_256;
     private static final VectorSpecies<Float> F8 = FloatVector.SPECIES_256;
     private static final ValueLayout.OfInt LE_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(LE);
+    private static final int BLOCK = 32;
     private static final int CHUNKS = 4;
     private static final int SCALE_BYTES = ROWS * Float.BYTES;
     private static final int CHUNK_BYTES = ROWS * Integer.BYTES;
-    /** Bytes of one block of a group: the scales, then the chunks. */
-    private static final int TILE_BYTES = SCALE_BYTES + CHUNKS * CHUNK_BYTES;
-    private static final int TILE_INTS = TILE_BYTES / Integer.BYTES;
+    /** Bytes of one block of a group: the scales, the chunks, and for Q4_K the offsets. */
+    private static final int Q4_0_TILE_BYTES = SCALE_BYTES + CHUNKS * CHUNK_BYTES;
+    private static final int Q4_K_TILE_BYTES = Q4_0_TILE_BYTES + SCALE_BYTES;
     /** Groups of rows a chunk of one-row products reads, from as many parts of the matrix ({@link #multiply}). */
     private static final int STREAMS = 4;
 
@@ -61,30 +73,41 @@ final class InterleavedQ4_0 {
 
     private final int rows;
     private final int blocks;
+    /** Whether the blocks carry offsets (Q4_K). */
+    private final boolean offsets;
+    private final int tileBytes;
     private final long groupBytes;
     private final MemorySegment data;
 
-    private InterleavedQ4_0(int rows, int cols, MemorySegment data) {
+    private InterleavedNibbles(int rows, int cols, boolean offsets, MemorySegment data) {
         this.rows = rows;
-        this.blocks = cols / Q4_0Codec.BLOCK_SIZE;
-        this.groupBytes = (long) blocks * TILE_BYTES;
+        this.blocks = cols / BLOCK;
+        this.offsets = offsets;
+        this.tileBytes = offsets ? Q4_K_TILE_BYTES : Q4_0_TILE_BYTES;
+        this.groupBytes = (long) blocks * tileBytes;
         this.data = data;
     }
 
-    /** Bytes the repacked copy of a {@code rows × cols} Q4_0 matrix takes. */
-    static long bytesFor(int rows, int cols) {
-        return (long) Math.ceilDiv(rows, ROWS) * (cols / Q4_0Codec.BLOCK_SIZE) * TILE_BYTES;
+    /** Whether {@code type} has this layout: Q4_0 and Q4_K. */
+    static boolean holds(GgmlType type) {
+        return type == GgmlType.Q4_0 || type == GgmlType.Q4_K;
+    }
+
+    /** Bytes the repacked copy of a {@code rows × cols} matrix of {@code type} ({@link #holds}) takes. */
+    static long bytesFor(GgmlType type, int rows, int cols) {
+        return (long) Math.ceilDiv(rows, ROWS) * (cols / BLOCK) * (type == GgmlType.Q4_K ? Q4_K_TILE_BYTES : Q4_0_TILE_BYTES);
     }
 
     /**
-     * Memory of {@code arena} for the repacked copy of {@code w} (Q4_0), zeroed: rows not yet {@link #fill filled} (and
-     * the last group's padding) read as zero.
+     * Memory of {@code arena} for the repacked copy of {@code w} (Q4_0 or Q4_K), zeroed: rows not yet {@link #fill
+     * filled} (and the last group's padding) read as zero.
      */
-    static InterleavedQ4_0 allocate(WeightMatrix w, Arena arena) {
-        if (w.type() != GgmlType.Q4_0) {
-            throw new IllegalArgumentException(w.name() + ": only Q4_0 is interleaved, got " + w.type());
+    static InterleavedNibbles allocate(WeightMatrix w, Arena arena) {
+        if (!holds(w.type())) {
+            throw new IllegalArgumentException(w.name() + ": only Q4_0 and Q4_K are interleaved, got " + w.type());
         }
-        return new InterleavedQ4_0(w.rows(), w.cols(), arena.allocate(bytesFor(w.rows(), w.cols()), 64));
+        return new InterleavedNibbles(w.rows(), w.cols(), w.type() == GgmlType.Q4_K,
+                arena.allocate(bytesFor(w.type(), w.rows(), w.cols()), 64));
     }
 
     /**
@@ -96,29 +119,74 @@ final class InterleavedQ4_0 {
     void fill(WeightMatrix w, int first, int end) {
         MemorySegment src = w.data();
         int rowBytes = (int) w.rowBytes();
+        int tileInts = tileBytes / Integer.BYTES;
         byte[] row = new byte[rowBytes];
-        int[] group = new int[blocks * TILE_INTS];
+        int[] group = new int[blocks * tileInts];
         for (int g = first / ROWS; g * ROWS < end; g++) {
             long at = groupOffset(g);
             MemorySegment.copy(data, LE_INT, at, group, 0, group.length); // keeps rows outside [first, end)
             for (int r = Math.max(first, g * ROWS), last = Math.min(end, (g + 1) * ROWS); r < last; r++) {
                 MemorySegment.copy(src, ValueLayout.JAVA_BYTE, (long) r * rowBytes, row, 0, rowBytes);
-                int lane = r - g * ROWS;
-                for (int b = 0, tile = 0, o = 0; b < blocks; b++, tile += TILE_INTS, o += Q4_0Codec.BLOCK_BYTES) {
-                    short half = (short) (row[o] & 0xFF | row[o + 1] << 8);
-                    group[tile + lane] = Float.floatToRawIntBits(Float.float16ToFloat(half));
-                    // GGML: byte j holds element j (low nibble) and element j + 16 (high); n − 8 as 4 bits is n ^ 8
-                    long first8 = littleEndianLong(row, o + Q4_0Codec.QS_OFFSET);
-                    long second8 = littleEndianLong(row, o + Q4_0Codec.QS_OFFSET + 8);
-                    int words = tile + ROWS + lane;
-                    group[words] = lowNibbles(first8) ^ 0x88888888;
-                    group[words + ROWS] = lowNibbles(second8) ^ 0x88888888;
-                    group[words + 2 * ROWS] = lowNibbles(first8 >>> 4) ^ 0x88888888;
-                    group[words + 3 * ROWS] = lowNibbles(second8 >>> 4) ^ 0x88888888;
+                if (offsets) {
+                    fillQ4_K(row, group, r - g * ROWS);
+                } else {
+                    fillQ4_0(row, group, r - g * ROWS);
                 }
             }
             MemorySegment.copy(group, 0, data, LE_INT, at, group.length);
         }
+    }
+
+    private void fillQ4_0(byte[] row, int[] group, int lane) {
+        int tileInts = Q4_0_TILE_BYTES / Integer.BYTES;
+        for (int b = 0, tile = 0, o = 0; b < blocks; b++, tile += tileInts, o += Q4_0Codec.BLOCK_BYTES) {
+            group[tile + lane] = Float.floatToRawIntBits(half(row, o));
+            // GGML: byte j holds element j (low nibble) and element j + 16 (high); n − 8 as 4 bits is n ^ 8
+            long first8 = littleEndianLong(row, o + Q4_0Codec.QS_OFFSET);
+            long second8 = littleEndianLong(row, o + Q4_0Codec.QS_OFFSET + 8);
+            int words = tile + ROWS + lane;
+            group[words] = lowNibbles(first8) ^ 0x88888888;
+            group[words + ROWS] = lowNibbles(second8) ^ 0x88888888;
+            group[words + 2 * ROWS] = lowNibbles(first8 >>> 4) ^ 0x88888888;
+            group[words + 3 * ROWS] = lowNibbles(second8 >>> 4) ^ 0x88888888;
+        }
+    }
+
+    private void fillQ4_K(byte[] row, int[] group, int lane) {
+        int tileInts = Q4_K_TILE_BYTES / Integer.BYTES;
+        int[] sc = new int[8];
+        int[] m = new int[8];
+        for (int sb = 0, tile = 0; sb < blocks / 8; sb++) {
+            int o = sb * Q4_KCodec.BLOCK_BYTES;
+            float d = half(row, o);
+            float dmin = half(row, o + Q4_KCodec.DMIN_OFFSET);
+            // ggml's get_scale_min_k4 for the twelve packed bytes: six bits of scale and of min per sub-block
+            int s0 = o + Q4_KCodec.SCALES_OFFSET;
+            for (int j = 0; j < 8; j++) {
+                if (j < 4) {
+                    sc[j] = row[s0 + j] & 63;
+                    m[j] = row[s0 + j + 4] & 63;
+                } else {
+                    sc[j] = (row[s0 + j + 4] & 0x0F) | ((row[s0 + j - 4] & 0xFF) >>> 6) << 4;
+                    m[j] = (row[s0 + j + 4] & 0xFF) >>> 4 | ((row[s0 + j] & 0xFF) >>> 6) << 4;
+                }
+            }
+            // sub-block 2p + h: nibble h of the 32 bytes qs[32p ..], byte j holding its element j
+            for (int s = 0; s < 8; s++, tile += tileInts) {
+                float f = d * sc[s];
+                group[tile + lane] = Float.floatToRawIntBits(f);
+                group[tile + ROWS + CHUNKS * ROWS + lane] = Float.floatToRawIntBits(8 * f - dmin * m[s]);
+                int qs = o + Q4_KCodec.QS_OFFSET + 32 * (s / 2);
+                int shift = 4 * (s % 2);
+                for (int c = 0; c < CHUNKS; c++) {
+                    group[tile + ROWS + c * ROWS + lane] = lowNibbles(littleEndianLong(row, qs + 8 * c) >>> shift) ^ 0x88888888;
+                }
+            }
+        }
+    }
+
+    private static float half(byte[] b, int at) {
+        return Float.float16ToFloat((short) (b[at] & 0xFF | b[at + 1] << 8));
     }
 
     private static long littleEndianLong(byte[] b, int at) {
@@ -149,7 +217,7 @@ final class InterleavedQ4_0 {
 
     /**
      * Chunk {@code k} ({@link #chunks}) of this matrix times one activation row rounded to Q8_0 ({@code a}, with its
-     * {@link QuantizedActivations#chunkPairs}). Its four groups lie a quarter of the matrix apart, so a thread running
+     * {@link QuantizedActivations#chunkPairs} and {@link QuantizedActivations#scaledBlockSums}). Its four groups lie a quarter of the matrix apart, so a thread running
      * consecutive chunks reads four streams of weights at once. From DRAM the hardware then keeps more misses in
      * flight than one stream with the same work per byte gets (its prefetchers stop at every 4 KiB page): 2048x768
      * cycling through 48 MiB, one thread, p50 151–165 µs with four streams, 167–186 with two, 290 with one; and each
@@ -162,15 +230,18 @@ final class InterleavedQ4_0 {
         int g1 = k + q < groups ? k + q : k;
         int g2 = k + 2 * q < groups ? k + 2 * q : k;
         int g3 = k + 3 * q < groups ? k + 3 * q : k;
-        fourGroups(data, groupBytes, blocks, a.chunkPairs, a.d, out, rows, k, g1, g2, g3);
+        fourGroups(data, groupBytes, tileBytes, blocks, offsets, a.chunkPairs, a.blockScales, a.scaledBlockSums, out, rows, k,
+                g1, g2, g3);
     }
 
     /**
      * The sums of groups {@code g0 .. g3} into {@code out}, each row's sum in its own lane; a group equal to {@code g0}
-     * (but {@code g0} itself) is not stored, nor are rows from {@code rows} on (padding).
+     * (but {@code g0} itself) is not stored, nor are rows from {@code rows} on (padding). With {@code offsets}, each
+     * row also adds its block's offset times {@code xs}, the activation block's {@code d_x·Σq}.
      */
-    private static void fourGroups(MemorySegment data, long groupBytes, int blocks, int[] pairs, float[] xd,
-                                   float[] out, int rows, int g0, int g1, int g2, int g3) {
+    private static void fourGroups(MemorySegment data, long groupBytes, int tileBytes, int blocks, boolean offsets,
+                                   int[] pairs, float[] xd, float[] xs, float[] out, int rows,
+                                   int g0, int g1, int g2, int g3) {
         FloatVector acc0 = FloatVector.zero(F8);
         FloatVector acc1 = acc0;
         FloatVector acc2 = acc0;
@@ -180,7 +251,7 @@ final class InterleavedQ4_0 {
         long base2 = g2 * groupBytes + SCALE_BYTES;
         long base3 = g3 * groupBytes + SCALE_BYTES;
         for (int b = 0; b < blocks; b++) {
-            long tile = (long) b * TILE_BYTES;
+            long tile = (long) b * tileBytes;
             int p = b * CHUNKS * 4 * ROWS;
             // 16-bit sums: at most 16 products of 8·127 a lane
             ShortVector sum0 = ShortVector.zero(S16);
@@ -236,6 +307,14 @@ final class InterleavedQ4_0 {
             v = v.add(v.lanewise(VectorOperators.LSHL, 16)).lanewise(VectorOperators.ASHR, 16);
             acc3 = ((FloatVector) v.convert(VectorOperators.I2F, 0))
                     .fma(FloatVector.fromMemorySegment(F8, data, base3 + tile - SCALE_BYTES, LE).mul(dx), acc3);
+            if (offsets) {
+                long at = tile + CHUNKS * CHUNK_BYTES;
+                FloatVector sum = FloatVector.broadcast(F8, xs[b]);
+                acc0 = FloatVector.fromMemorySegment(F8, data, base0 + at, LE).fma(sum, acc0);
+                acc1 = FloatVector.fromMemorySegment(F8, data, base1 + at, LE).fma(sum, acc1);
+                acc2 = FloatVector.fromMemorySegment(F8, data, base2 + at, LE).fma(sum, acc2);
+                acc3 = FloatVector.fromMemorySegment(F8, data, base3 + at, LE).fma(sum, acc3);
+            }
         }
         // written out as well; only a matrix's last group can hold padding rows, which a mask leaves out
         int r0 = g0 * ROWS;

@@ -1,0 +1,129 @@
+package io.squall.kernels.cpu;
+
+import io.squall.kernels.GgmlType;
+import io.squall.kernels.TestData;
+import io.squall.kernels.WeightMatrix;
+import io.squall.kernels.format.LittleEndian;
+import io.squall.kernels.format.Q4_0Codec;
+import io.squall.kernels.format.Q4_KCodec;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.ValueLayout;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The interleaved copy's one-row product, to the bit: for Q4_0 llama.cpp's repacked GEMV, per row {@code acc =
+ * fma(float(Σ (n − 8)·q_x), d_w·d_x, acc)} block after block; for Q4_K the same per 32-element sub-block with
+ * {@code d_w = d·sc}, then {@code acc = fma(8·d·sc − dmin·m, d_x·Σq_x, acc)}, the scales and mins as the codec reads
+ * them and the activations rounded to Q8_K. Row counts cover whole groups, a padded last group, and group counts that four streams do not divide.
+ */
+class InterleavedNibblesTest {
+
+    private static final int COLS = 32 * 7;
+
+    private final TestData data = new TestData(getClass().getSimpleName());
+
+    @BeforeEach
+    void needsTheLayout() {
+        Assumptions.assumeTrue(InterleavedNibbles.SUPPORTED, "the interleaved layout is read with 256-bit vectors over 8-bit activations only");
+    }
+
+    @ParameterizedTest(name = "{0} rows")
+    @ValueSource(ints = {3, 8, 37, 64, 104})
+    void oneRowProductIsLlamaCppsRepackedGemvBitForBit(int rows) {
+        WeightMatrix w = data.randomBlocks(GgmlType.Q4_0, rows, COLS);
+        QuantizedActivations x = activations(QuantizedActivations.Scheme.Q8_0, COLS);
+        float[] out = product(w, x);
+        for (int r = 0; r < rows; r++) {
+            assertThat(Float.floatToRawIntBits(out[r])).as("seed %d, row %d: %s", data.seed, r, out[r])
+                    .isEqualTo(Float.floatToRawIntBits(gemv(w, r, x)));
+        }
+    }
+
+    @ParameterizedTest(name = "{0} rows")
+    @ValueSource(ints = {3, 8, 37, 64, 104})
+    void q4_KOneRowProductAddsEachSubBlocksOffsetTimesTheActivationSum(int rows) {
+        int cols = 3 * Q4_KCodec.BLOCK_SIZE;
+        WeightMatrix w = data.randomBlocks(GgmlType.Q4_K, rows, cols);
+        QuantizedActivations x = activations(QuantizedActivations.Scheme.Q8_K, cols);
+        float[] out = product(w, x);
+        for (int r = 0; r < rows; r++) {
+            assertThat(Float.floatToRawIntBits(out[r])).as("seed %d, row %d: %s", data.seed, r, out[r])
+                    .isEqualTo(Float.floatToRawIntBits(q4_KSum(w, r, x)));
+        }
+    }
+
+    private QuantizedActivations activations(QuantizedActivations.Scheme scheme, int cols) {
+        QuantizedActivations x = new QuantizedActivations(scheme);
+        x.quantize(data.floats(cols, 3), cols, true);
+        x.chunkPairs(cols);
+        return x;
+    }
+
+    /** Every chunk of the interleaved copy of {@code w} times {@code x}. */
+    private static float[] product(WeightMatrix w, QuantizedActivations x) {
+        int rows = w.rows();
+        float[] out = new float[rows];
+        java.util.Arrays.fill(out, Float.NaN);
+        try (Arena arena = Arena.ofShared()) {
+            InterleavedNibbles copy = filled(w, arena);
+            for (int k = 0; k < copy.chunks(); k++) {
+                copy.multiply(x, out, k);
+            }
+        }
+        return out;
+    }
+
+    /** The repacked copy of {@code w}, filled in two parts as the executor's parallel chunks fill it. */
+    private static InterleavedNibbles filled(WeightMatrix w, Arena arena) {
+        InterleavedNibbles copy = InterleavedNibbles.allocate(w, arena);
+        int half = w.rows() / 2;
+        copy.fill(w, half, w.rows());
+        copy.fill(w, 0, half);
+        return copy;
+    }
+
+    /** {@code ggml_gemv_q4_0_8x8_q8_0}'s arithmetic for one row, scalar. */
+    private static float gemv(WeightMatrix w, int row, QuantizedActivations x) {
+        float acc = 0f;
+        for (int b = 0; b < COLS / Q4_0Codec.BLOCK_SIZE; b++) {
+            long block = row * w.rowBytes() + (long) b * Q4_0Codec.BLOCK_BYTES;
+            int sum = 0;
+            for (int j = 0; j < 16; j++) {
+                int packed = w.data().get(ValueLayout.JAVA_BYTE, block + Q4_0Codec.QS_OFFSET + j) & 0xFF;
+                sum += ((packed & 0x0F) - 8) * x.q[b * 32 + j] + ((packed >>> 4) - 8) * x.q[b * 32 + 16 + j];
+            }
+            acc = Math.fma((float) sum, LittleEndian.half(w.data(), block) * x.d[b], acc);
+        }
+        return acc;
+    }
+
+    /** The interleaved Q4_K arithmetic for one row, scalar. */
+    private static float q4_KSum(WeightMatrix w, int row, QuantizedActivations x) {
+        float acc = 0f;
+        for (int sb = 0; sb < w.cols() / Q4_KCodec.BLOCK_SIZE; sb++) {
+            long block = row * w.rowBytes() + (long) sb * Q4_KCodec.BLOCK_BYTES;
+            float d = LittleEndian.half(w.data(), block);
+            float dmin = LittleEndian.half(w.data(), block + Q4_KCodec.DMIN_OFFSET);
+            for (int s = 0; s < 8; s++) {
+                int b = 8 * sb + s;
+                int sum = 0;
+                int levels = 0;
+                for (int j = 0; j < 32; j++) {
+                    int q = x.q[32 * b + j];
+                    sum += (Q4_KCodec.quant(w.data(), block, 32 * s + j) - 8) * q;
+                    levels += q;
+                }
+                float f = d * Q4_KCodec.scale(w.data(), block, s);
+                acc = Math.fma((float) sum, f * x.d[sb], acc);
+                acc = Math.fma(8 * f - dmin * Q4_KCodec.min(w.data(), block, s), x.d[sb] * levels, acc);
+            }
+        }
+        return acc;
+    }
+}
