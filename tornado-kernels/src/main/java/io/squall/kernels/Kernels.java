@@ -108,7 +108,7 @@ public interface Kernels extends AutoCloseable {
     /**
      * Tells the executor which weights the coming forward passes multiply by, so that a device executor
      * can upload them once and keep them resident, and the CPU executor can keep copies in layouts its kernels
-     * read faster (Q4_0 and Q4_K with eight rows interleaved, for one activation row). Optional for callers (a matmul on a weight never
+     * read faster (Q4_0, Q4_K and Q6_K with eight rows interleaved, for one activation row). Optional for callers (a matmul on a weight never
      * prepared still works, at the cost of uploading it then, or in the weight's own layout) and idempotent:
      * weights already prepared are skipped. The matrices must not change afterwards. The reference executor
      * ignores it.

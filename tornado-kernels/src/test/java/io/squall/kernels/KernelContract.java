@@ -147,9 +147,11 @@ public abstract class KernelContract {
         WeightMatrix preparedQ4 = data.randomBlocks(GgmlType.Q4_0, 104, cols);
         WeightMatrix preparedQ8 = data.randomBlocks(GgmlType.Q8_0, 37, cols);
         WeightMatrix preparedQ4K = data.randomBlocks(GgmlType.Q4_K, 41, cols);
-        kernels.prepare(List.of(preparedQ4, preparedQ8, preparedQ4K));
+        WeightMatrix preparedQ6K = data.randomBlocks(GgmlType.Q6_K, 70, cols);
+        kernels.prepare(List.of(preparedQ4, preparedQ8, preparedQ4K, preparedQ6K));
         WeightMatrix[] ws = {preparedQ4, data.randomBlocks(GgmlType.Q4_0, 13, cols), data.encoded(GgmlType.F32, 21, cols),
-                preparedQ8, preparedQ4K, data.randomBlocks(GgmlType.Q4_K, 9, cols)};
+                preparedQ8, preparedQ4K, data.randomBlocks(GgmlType.Q4_K, 9, cols), preparedQ6K,
+                data.randomBlocks(GgmlType.Q6_K, 5, cols)};
         for (int batch : new int[]{1, 6}) {
             float[] x = data.floats(batch * cols, 1);
             float[][] outs = new float[ws.length][];

@@ -7,7 +7,6 @@ import io.squall.kernels.format.Q4_KCodec;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.ShortVector;
-import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
@@ -17,11 +16,10 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 
 /**
- * A Q4_0 or Q4_K matrix repacked so that eight rows share every vector, as llama.cpp's CPU "repack" buffers hold Q4_0
- * and Q4_K on AVX2 ({@code block_q4_0x8}, {@code block_q4_Kx8}): one activation row is then multiplied into eight
- * output rows at once, each row's integer sum ending in its own lane, with no horizontal sum, pairing or conversion
- * per row and block. Where the GGML layout took the one-row integer dot ({@link IntDots#q4_0}), 145–150 µs for
- * 2048x768 in cache on one thread, this takes 80–110.
+ * A Q4_0 or Q4_K matrix with eight rows interleaved ({@link InterleavedRows}), as llama.cpp repacks them on AVX2
+ * ({@code block_q4_0x8}, {@code block_q4_Kx8}): with no horizontal sum, pairing or conversion per row and block. Where
+ * the GGML layout took the one-row integer dot ({@link IntDots#q4_0}), 145–150 µs for 2048x768 in cache on one thread,
+ * this takes 80–110.
  *
  * <p>Layout, for each group of {@link #ROWS} rows (the last padded with zero rows), for each 32-element block: the eight
  * rows' scales as float32 (32 bytes), then four chunks of 32 bytes, chunk {@code c} holding elements {@code 8c .. 8c+7}
@@ -42,13 +40,10 @@ import java.nio.ByteOrder;
  *
  * <p>Products are exact: |level| ≤ 8 and |activation| ≤ 127, so a lane's 16 products of a block fit 16 bits and so do a
  * row's 32. Each row then adds {@code float(Σ)·(f·d_x)} per block by one fused multiply-add, llama.cpp's
- * {@code ggml_gemv_q4_0_8x8_q8_0} order, so the Q4_0 sums are that kernel's to the bit. Immutable once filled;
- * thread-safe.
+ * {@code ggml_gemv_q4_0_8x8_q8_0} order, so the Q4_0 sums are that kernel's to the bit.
  */
-final class InterleavedNibbles {
+final class InterleavedNibbles extends InterleavedRows {
 
-    /** Rows sharing one vector. */
-    static final int ROWS = 8;
     private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
     private static final VectorSpecies<Short> S16 = ShortVector.SPECIES_256;
     private static final VectorSpecies<Integer> I8 = IntVector.SPECIES_256;
@@ -61,17 +56,7 @@ final class InterleavedNibbles {
     /** Bytes of one block of a group: the scales, the chunks, and for Q4_K the offsets. */
     private static final int Q4_0_TILE_BYTES = SCALE_BYTES + CHUNKS * CHUNK_BYTES;
     private static final int Q4_K_TILE_BYTES = Q4_0_TILE_BYTES + SCALE_BYTES;
-    /** Groups of rows a chunk of one-row products reads, from as many parts of the matrix ({@link #multiply}). */
-    private static final int STREAMS = 4;
 
-    /**
-     * Whether one activation row takes this layout here: where Q4_0 takes integer dots over 8-bit activations
-     * ({@link IntDots#preferred}, 256-bit vectors).
-     */
-    static final boolean SUPPORTED = IntDots.SUPPORTED && IntDots.preferred(GgmlType.Q4_0)
-            && QuantizedActivations.Scheme.of(GgmlType.Q4_0) == QuantizedActivations.Scheme.Q8_0;
-
-    private final int rows;
     private final int blocks;
     /** Whether the blocks carry offsets (Q4_K). */
     private final boolean offsets;
@@ -80,7 +65,7 @@ final class InterleavedNibbles {
     private final MemorySegment data;
 
     private InterleavedNibbles(int rows, int cols, boolean offsets, MemorySegment data) {
-        this.rows = rows;
+        super(rows);
         this.blocks = cols / BLOCK;
         this.offsets = offsets;
         this.tileBytes = offsets ? Q4_K_TILE_BYTES : Q4_0_TILE_BYTES;
@@ -116,6 +101,7 @@ final class InterleavedNibbles {
      * with a memory-segment access per field instead, the code C1 compiles first (what a fresh process runs) took
      * ~0.4 s over the 124.7M model's Q4_0 matrices.
      */
+    @Override
     void fill(WeightMatrix w, int first, int end) {
         MemorySegment src = w.data();
         int rowBytes = (int) w.rowBytes();
@@ -208,30 +194,16 @@ final class InterleavedNibbles {
     }
 
     /**
-     * Chunks of one-row products this matrix splits into ({@link #multiply}): {@code q = ⌈groups / 4⌉}, chunk {@code k}
-     * holding groups {@code k}, {@code k + q}, {@code k + 2q} and {@code k + 3q} (those that exist).
-     */
-    int chunks() {
-        return Math.ceilDiv(Math.ceilDiv(rows, ROWS), STREAMS);
-    }
-
-    /**
-     * Chunk {@code k} ({@link #chunks}) of this matrix times one activation row rounded to Q8_0 ({@code a}, with its
-     * {@link QuantizedActivations#chunkPairs} and {@link QuantizedActivations#scaledBlockSums}). Its four groups lie a quarter of the matrix apart, so a thread running
-     * consecutive chunks reads four streams of weights at once. From DRAM the hardware then keeps more misses in
+     * {@inheritDoc} Also reads the activations' {@link QuantizedActivations#blockScales} and {@link
+     * QuantizedActivations#scaledBlockSums}. Reading four streams, the hardware keeps more misses from DRAM in
      * flight than one stream with the same work per byte gets (its prefetchers stop at every 4 KiB page): 2048x768
      * cycling through 48 MiB, one thread, p50 151–165 µs with four streams, 167–186 with two, 290 with one; and each
      * activation vector serves all four groups.
      */
+    @Override
     void multiply(QuantizedActivations a, float[] out, int k) {
-        int q = chunks();
-        int groups = Math.ceilDiv(rows, ROWS);
-        // a missing group (the last chunks of a matrix not a multiple of four groups) repeats group k, unstored
-        int g1 = k + q < groups ? k + q : k;
-        int g2 = k + 2 * q < groups ? k + 2 * q : k;
-        int g3 = k + 3 * q < groups ? k + 3 * q : k;
         fourGroups(data, groupBytes, tileBytes, blocks, offsets, a.chunkPairs, a.blockScales, a.scaledBlockSums, out, rows, k,
-                g1, g2, g3);
+                group(k, 1), group(k, 2), group(k, 3));
     }
 
     /**
@@ -316,30 +288,9 @@ final class InterleavedNibbles {
                 acc3 = FloatVector.fromMemorySegment(F8, data, base3 + at, LE).fma(sum, acc3);
             }
         }
-        // written out as well; only a matrix's last group can hold padding rows, which a mask leaves out
-        int r0 = g0 * ROWS;
-        if (r0 + ROWS <= rows) {
-            acc0.intoArray(out, r0);
-        } else {
-            acc0.intoArray(out, r0, VectorMask.fromLong(F8, (1L << (rows - r0)) - 1));
-        }
-        int r1 = g1 * ROWS;
-        if (g1 != g0 && r1 + ROWS <= rows) {
-            acc1.intoArray(out, r1);
-        } else if (g1 != g0) {
-            acc1.intoArray(out, r1, VectorMask.fromLong(F8, (1L << (rows - r1)) - 1));
-        }
-        int r2 = g2 * ROWS;
-        if (g2 != g0 && r2 + ROWS <= rows) {
-            acc2.intoArray(out, r2);
-        } else if (g2 != g0) {
-            acc2.intoArray(out, r2, VectorMask.fromLong(F8, (1L << (rows - r2)) - 1));
-        }
-        int r3 = g3 * ROWS;
-        if (g3 != g0 && r3 + ROWS <= rows) {
-            acc3.intoArray(out, r3);
-        } else if (g3 != g0) {
-            acc3.intoArray(out, r3, VectorMask.fromLong(F8, (1L << (rows - r3)) - 1));
-        }
+        store(acc0, out, rows, g0, g0, true);
+        store(acc1, out, rows, g1, g0, false);
+        store(acc2, out, rows, g2, g0, false);
+        store(acc3, out, rows, g3, g0, false);
     }
 }

@@ -68,8 +68,8 @@ final class MatmulTask implements ParallelTask {
     /** Runs of a matrix one activation row reads at once ({@link #streams}). */
     private static final int STREAMS = 4;
     private final RepackedWeights repacked;
-    /** Per matrix of the current run, its {@link InterleavedNibbles} copy, or null. */
-    private InterleavedNibbles[] interleaved = new InterleavedNibbles[4];
+    /** Per matrix of the current run, its {@link InterleavedRows} copy, or null. */
+    private InterleavedRows[] interleaved = new InterleavedRows[4];
     private WeightMatrix[] ws;
     private float[][] outs;
     private float[] x;
@@ -97,7 +97,7 @@ final class MatmulTask implements ParallelTask {
         if (firstChunk.length < matrices.length + 1) {
             firstChunk = new int[matrices.length + 1];
             chunkRows = new int[matrices.length];
-            interleaved = new InterleavedNibbles[matrices.length];
+            interleaved = new InterleavedRows[matrices.length];
         }
         for (int i = 0; i < matrices.length; i++) {
             interleaved[i] = repacked.interleaved(matrices[i]);
@@ -232,7 +232,7 @@ final class MatmulTask implements ParallelTask {
         }
         WeightMatrix w = ws[i];
         QuantizedActivations rounded = activationsFor(w.type());
-        InterleavedNibbles copy = interleaved[i];
+        InterleavedRows copy = interleaved[i];
         if (copy != null && batch == 1) {
             copy.multiply(rounded, outs[i], chunk - firstChunk[i]);
             return;

@@ -80,9 +80,9 @@ final class QuantizedActivations {
      */
     short[] nibbleOrder = new short[0];
     /**
-     * Q8_0, for {@link InterleavedNibbles}: per 8 elements {@code k .. k+7}, four pairs of levels, pair {@code i} being
+     * For {@link InterleavedRows}: per 8 elements {@code k .. k+7}, four pairs of levels, pair {@code i} being
      * level {@code k+i} in the low 16 bits of an int and level {@code k+4+i} in its high 16 bits, each pair repeated
-     * over {@link InterleavedNibbles#ROWS} ints so that it loads as one broadcast vector. Made by {@link #chunkPairs(int)}.
+     * over {@link InterleavedRows#ROWS} ints so that it loads as one broadcast vector. Made by {@link #chunkPairs(int)}.
      */
     int[] chunkPairs = new int[0];
     /**
@@ -181,7 +181,7 @@ final class QuantizedActivations {
      * {@code n} elements (whole blocks) of the last {@link #quantize}.
      */
     void chunkPairs(int n) {
-        int lanes = InterleavedNibbles.ROWS;
+        int lanes = InterleavedRows.ROWS;
         if (chunkPairs.length < n / 2 * lanes) {
             chunkPairs = new int[q.length / 2 * lanes];
             blockScales = new float[q.length / 32];

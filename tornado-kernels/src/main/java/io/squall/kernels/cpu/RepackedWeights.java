@@ -10,35 +10,35 @@ import java.util.Map;
 
 /**
  * The CPU executor's own copies of the weights it was {@linkplain io.squall.kernels.Kernels#prepare prepared} with, in
- * layouts its kernels read faster than GGML's: Q4_0 and Q4_K as {@link InterleavedNibbles}, where that layout is
- * supported. One activation row reads the copy; larger batches decode the GGML rows as before, since decoding rows
- * from the interleaved layout made a 16-stream Q4_0 step 8–10% slower. So such a matrix is held twice, its file's pages
- * and this copy (1.1× its size for Q4_0, 1.33× for Q4_K): about 2.1–2.3× the file in memory once both are in use
- * ({@code -Dsquall.kernels.repack=false} keeps one). Matrices are found by identity: the engine multiplies by the very objects it prepared.
+ * layouts its kernels read faster than GGML's: Q4_0, Q4_K and Q6_K with eight rows interleaved ({@link
+ * InterleavedRows}), where those layouts are supported. One activation row reads the copy; larger batches decode the
+ * GGML rows as before, since decoding rows from the interleaved layout made a 16-stream Q4_0 step 8–10% slower. So such
+ * a matrix is held twice, its file's pages and this copy (1.1× its size for Q4_0, 1.33× for Q4_K and 1.31× for Q6_K):
+ * about 2.1–2.3× the file in memory once both are in use ({@code -Dsquall.kernels.repack=false} keeps one). Matrices are found by identity: the engine multiplies by the very objects it prepared.
  *
  * <p>Confined to the thread that drives the executor; the copies live until {@link #close}.
  */
 final class RepackedWeights implements AutoCloseable {
 
     /** Rows repacked per parallel chunk: a multiple of the interleaved groups. */
-    private static final int FILL_ROWS = 64 * InterleavedNibbles.ROWS;
+    private static final int FILL_ROWS = 64 * InterleavedRows.ROWS;
 
     /** {@code -Dsquall.kernels.repack=false}: every matrix stays in its GGML layout (for A/B runs). */
     static final boolean ENABLED = !"false".equals(System.getProperty("squall.kernels.repack"));
 
     private final Arena arena = Arena.ofShared();
-    private final Map<WeightMatrix, InterleavedNibbles> byMatrix = new IdentityHashMap<>();
+    private final Map<WeightMatrix, InterleavedRows> byMatrix = new IdentityHashMap<>();
 
     /** Repacks the matrices of {@code weights} that have a faster layout and are not yet repacked, across {@code pool}. */
     void prepare(List<WeightMatrix> weights, WorkerPool pool) {
-        if (!ENABLED || !InterleavedNibbles.SUPPORTED) {
+        if (!ENABLED || !InterleavedRows.SUPPORTED) {
             return;
         }
         List<WeightMatrix> sources = new ArrayList<>();
-        List<InterleavedNibbles> copies = new ArrayList<>();
+        List<InterleavedRows> copies = new ArrayList<>();
         for (WeightMatrix w : weights) {
-            if (InterleavedNibbles.holds(w.type()) && !byMatrix.containsKey(w)) {
-                InterleavedNibbles copy = InterleavedNibbles.allocate(w, arena);
+            if (InterleavedRows.holds(w.type()) && !byMatrix.containsKey(w)) {
+                InterleavedRows copy = InterleavedRows.allocate(w, arena);
                 byMatrix.put(w, copy);
                 sources.add(w);
                 copies.add(copy);
@@ -63,8 +63,8 @@ final class RepackedWeights implements AutoCloseable {
     }
 
     /** The interleaved copy of {@code w}, or null if it has none. */
-    InterleavedNibbles interleaved(WeightMatrix w) {
-        return InterleavedNibbles.holds(w.type()) ? byMatrix.get(w) : null;
+    InterleavedRows interleaved(WeightMatrix w) {
+        return InterleavedRows.holds(w.type()) ? byMatrix.get(w) : null;
     }
 
     @Override

@@ -34,7 +34,7 @@ final class VectorHelperInlining {
 
     /** The classes whose vector helpers are inlined; {@code VectorHelperInliningTest} checks none is missing. */
     static final List<Class<?>> HELPER_CLASSES = List.of(
-            IntDots.class, InterleavedNibbles.class, KQuantDots.class, FusedDots.class, Grid.class, RowDecoder.class, TiledMatmul.class,
+            IntDots.class, InterleavedRows.class, InterleavedNibbles.class, InterleavedBytes.class, KQuantDots.class, FusedDots.class, Grid.class, RowDecoder.class, TiledMatmul.class,
             VectorMath.class);
 
     private VectorHelperInlining() {

@@ -9,10 +9,10 @@
  * the weight blocks in place ({@link io.squall.kernels.cpu.IntDots}: 256-bit vectors, 512-bit for Q8_0, Q2_K to Q6_K
  * and IQ4_XS where the machine has them), and larger batches the tiled path below over the same rounded values.
  *
- * <p>For one activation row, Q4_0 and Q4_K matrices the executor is {@linkplain io.squall.kernels.Kernels#prepare
- * prepared} with are held in a layout of its own as well ({@link io.squall.kernels.cpu.RepackedWeights}): eight rows
- * interleaved ({@link io.squall.kernels.cpu.InterleavedNibbles}), whose one-row product lands eight rows' sums in one
- * vector. At one activation row, F32, Q8_0 and interleaved matrices are read as four streams at once (rows from four quarters of
+ * <p>For one activation row, Q4_0, Q4_K and Q6_K matrices the executor is {@linkplain
+ * io.squall.kernels.Kernels#prepare prepared} with are held in a layout of its own as well ({@link
+ * io.squall.kernels.cpu.RepackedWeights}): eight rows interleaved ({@link io.squall.kernels.cpu.InterleavedRows}), whose
+ * one-row product lands eight rows' sums in one vector. At one activation row, F32, Q8_0 and interleaved matrices are read as four streams at once (rows from four quarters of
  * the matrix), which keeps more cache misses in flight than one row after the other.
  *
  * <p>Otherwise matmul has two paths. One activation row (decode): a fused dot product per weight row that

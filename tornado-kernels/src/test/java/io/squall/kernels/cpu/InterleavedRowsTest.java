@@ -6,6 +6,7 @@ import io.squall.kernels.WeightMatrix;
 import io.squall.kernels.format.LittleEndian;
 import io.squall.kernels.format.Q4_0Codec;
 import io.squall.kernels.format.Q4_KCodec;
+import io.squall.kernels.format.Q6_KCodec;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -20,9 +21,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The interleaved copy's one-row product, to the bit: for Q4_0 llama.cpp's repacked GEMV, per row {@code acc =
  * fma(float(Σ (n − 8)·q_x), d_w·d_x, acc)} block after block; for Q4_K the same per 32-element sub-block with
  * {@code d_w = d·sc}, then {@code acc = fma(8·d·sc − dmin·m, d_x·Σq_x, acc)}, the scales and mins as the codec reads
- * them and the activations rounded to Q8_K. Row counts cover whole groups, a padded last group, and group counts that four streams do not divide.
+ * them and the activations rounded to Q8_K; for Q6_K llama.cpp's integer sum per super-block, {@code Σ_s sc_s·Σ (q −
+ * 32)·q_x}, times {@code d·d_x}. Row counts cover whole groups, a padded last group, and group counts that four streams do not divide.
  */
-class InterleavedNibblesTest {
+class InterleavedRowsTest {
 
     private static final int COLS = 32 * 7;
 
@@ -30,7 +32,7 @@ class InterleavedNibblesTest {
 
     @BeforeEach
     void needsTheLayout() {
-        Assumptions.assumeTrue(InterleavedNibbles.SUPPORTED, "the interleaved layout is read with 256-bit vectors over 8-bit activations only");
+        Assumptions.assumeTrue(InterleavedRows.SUPPORTED, "the interleaved layout is read with 256-bit vectors over 8-bit activations only");
     }
 
     @ParameterizedTest(name = "{0} rows")
@@ -58,6 +60,19 @@ class InterleavedNibblesTest {
         }
     }
 
+    @ParameterizedTest(name = "{0} rows")
+    @ValueSource(ints = {3, 8, 37, 64, 104})
+    void q6_KOneRowProductIsTheExactIntegerSumOfEachSuperBlockTimesItsScale(int rows) {
+        int cols = 3 * Q6_KCodec.BLOCK_SIZE;
+        WeightMatrix w = data.randomBlocks(GgmlType.Q6_K, rows, cols);
+        QuantizedActivations x = activations(QuantizedActivations.Scheme.Q8_K, cols);
+        float[] out = product(w, x);
+        for (int r = 0; r < rows; r++) {
+            assertThat(Float.floatToRawIntBits(out[r])).as("seed %d, row %d: %s", data.seed, r, out[r])
+                    .isEqualTo(Float.floatToRawIntBits(q6_KSum(w, r, x)));
+        }
+    }
+
     private QuantizedActivations activations(QuantizedActivations.Scheme scheme, int cols) {
         QuantizedActivations x = new QuantizedActivations(scheme);
         x.quantize(data.floats(cols, 3), cols, true);
@@ -71,7 +86,7 @@ class InterleavedNibblesTest {
         float[] out = new float[rows];
         java.util.Arrays.fill(out, Float.NaN);
         try (Arena arena = Arena.ofShared()) {
-            InterleavedNibbles copy = filled(w, arena);
+            InterleavedRows copy = filled(w, arena);
             for (int k = 0; k < copy.chunks(); k++) {
                 copy.multiply(x, out, k);
             }
@@ -80,8 +95,8 @@ class InterleavedNibblesTest {
     }
 
     /** The repacked copy of {@code w}, filled in two parts as the executor's parallel chunks fill it. */
-    private static InterleavedNibbles filled(WeightMatrix w, Arena arena) {
-        InterleavedNibbles copy = InterleavedNibbles.allocate(w, arena);
+    private static InterleavedRows filled(WeightMatrix w, Arena arena) {
+        InterleavedRows copy = InterleavedRows.allocate(w, arena);
         int half = w.rows() / 2;
         copy.fill(w, half, w.rows());
         copy.fill(w, 0, half);
@@ -123,6 +138,24 @@ class InterleavedNibblesTest {
                 acc = Math.fma((float) sum, f * x.d[sb], acc);
                 acc = Math.fma(8 * f - dmin * Q4_KCodec.min(w.data(), block, s), x.d[sb] * levels, acc);
             }
+        }
+        return acc;
+    }
+
+    /** The Q6_K arithmetic for one row, scalar: exact integers per super-block, one float step each. */
+    private static float q6_KSum(WeightMatrix w, int row, QuantizedActivations x) {
+        float acc = 0f;
+        for (int sb = 0; sb < w.cols() / Q6_KCodec.BLOCK_SIZE; sb++) {
+            long block = row * w.rowBytes() + (long) sb * Q6_KCodec.BLOCK_BYTES;
+            int sum = 0;
+            for (int s = 0; s < 16; s++) {
+                int part = 0;
+                for (int j = 0; j < 16; j++) {
+                    part += Q6_KCodec.quant(w.data(), block, 16 * s + j) * x.q[256 * sb + 16 * s + j];
+                }
+                sum += Q6_KCodec.scale(w.data(), block, s) * part;
+            }
+            acc = Math.fma((float) sum, LittleEndian.half(w.data(), block + Q6_KCodec.D_OFFSET) * x.d[sb], acc);
         }
         return acc;
     }
