@@ -66,10 +66,9 @@ final class FusedDots {
      * against 905–977 for one row after the other (10.7–11.6 against 6.4–6.9 GB/s).
      */
     static void f32Streams(MemorySegment w, long rowBytes, float[] x, int n, float[] out, int row, int stride, int rows) {
-        // a missing row (past the end of the last quarter) repeats the first, unstored
-        int r1 = row + stride < rows ? row + stride : row;
-        int r2 = row + 2 * stride < rows ? row + 2 * stride : row;
-        int r3 = row + 3 * stride < rows ? row + 3 * stride : row;
+        int r1 = MatmulTask.streamIndex(row, 1, stride, rows);
+        int r2 = MatmulTask.streamIndex(row, 2, stride, rows);
+        int r3 = MatmulTask.streamIndex(row, 3, stride, rows);
         long o0 = row * rowBytes;
         long o1 = r1 * rowBytes;
         long o2 = r2 * rowBytes;

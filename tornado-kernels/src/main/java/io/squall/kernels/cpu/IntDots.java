@@ -219,10 +219,9 @@ final class IntDots {
                             int stride, int rows) {
         short[] x = a.q;
         float[] xd = a.d;
-        // a missing row (past the end of the last quarter) repeats the first, unstored
-        int r1 = row + stride < rows ? row + stride : row;
-        int r2 = row + 2 * stride < rows ? row + 2 * stride : row;
-        int r3 = row + 3 * stride < rows ? row + 3 * stride : row;
+        int r1 = MatmulTask.streamIndex(row, 1, stride, rows);
+        int r2 = MatmulTask.streamIndex(row, 2, stride, rows);
+        int r3 = MatmulTask.streamIndex(row, 3, stride, rows);
         long o0 = row * rowBytes;
         long o1 = r1 * rowBytes;
         long o2 = r2 * rowBytes;

@@ -75,8 +75,7 @@ abstract sealed class InterleavedRows permits InterleavedNibbles, InterleavedByt
      * a matrix not a multiple of four groups) is group {@code k} again, which {@link #store} leaves unstored.
      */
     final int group(int k, int s) {
-        int g = k + s * chunks();
-        return g < Math.ceilDiv(rows, ROWS) ? g : k;
+        return MatmulTask.streamIndex(k, s, chunks(), Math.ceilDiv(rows, ROWS));
     }
 
     /**

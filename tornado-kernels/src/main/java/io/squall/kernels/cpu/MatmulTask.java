@@ -67,6 +67,15 @@ final class MatmulTask implements ParallelTask {
     private static final int DECODE_CHUNK_ROWS = 16;
     /** Runs of a matrix one activation row reads at once ({@link #streams}). */
     private static final int STREAMS = 4;
+
+    /**
+     * Stream {@code s}'s row (or group of rows) where stream 0 reads {@code first}, the streams {@code stride} apart;
+     * past the last of {@code count} it is {@code first} again, which the kernels compute but leave unstored.
+     */
+    static int streamIndex(int first, int s, int stride, int count) {
+        int i = first + s * stride;
+        return i < count ? i : first;
+    }
     private final RepackedWeights repacked;
     /** Per matrix of the current run, its {@link InterleavedRows} copy, or null. */
     private InterleavedRows[] interleaved = new InterleavedRows[4];

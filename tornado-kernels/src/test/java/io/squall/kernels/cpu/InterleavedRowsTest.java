@@ -10,10 +10,13 @@ import io.squall.kernels.format.Q6_KCodec;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.ValueLayout;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -22,11 +25,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * fma(float(Σ (n − 8)·q_x), d_w·d_x, acc)} block after block; for Q4_K the same per 32-element sub-block with
  * {@code d_w = d·sc}, then {@code acc = fma(8·d·sc − dmin·m, d_x·Σq_x, acc)}, the scales and mins as the codec reads
  * them and the activations rounded to Q8_K; for Q6_K llama.cpp's integer sum per super-block, {@code Σ_s sc_s·Σ (q −
- * 32)·q_x}, times {@code d·d_x}. Row counts cover whole groups, a padded last group, and group counts that four streams do not divide.
+ * 32)·q_x}, times {@code d·d_x}. The activations are rounded as the engine rounds them for each format. Row counts
+ * cover whole groups, a padded last group, and group counts that four streams do not divide.
  */
 class InterleavedRowsTest {
-
-    private static final int COLS = 32 * 7;
 
     private final TestData data = new TestData(getClass().getSimpleName());
 
@@ -35,41 +37,26 @@ class InterleavedRowsTest {
         Assumptions.assumeTrue(InterleavedRows.SUPPORTED, "the interleaved layout is read with 256-bit vectors over 8-bit activations only");
     }
 
-    @ParameterizedTest(name = "{0} rows")
-    @ValueSource(ints = {3, 8, 37, 64, 104})
-    void oneRowProductIsLlamaCppsRepackedGemvBitForBit(int rows) {
-        WeightMatrix w = data.randomBlocks(GgmlType.Q4_0, rows, COLS);
-        QuantizedActivations x = activations(QuantizedActivations.Scheme.Q8_0, COLS);
-        float[] out = product(w, x);
-        for (int r = 0; r < rows; r++) {
-            assertThat(Float.floatToRawIntBits(out[r])).as("seed %d, row %d: %s", data.seed, r, out[r])
-                    .isEqualTo(Float.floatToRawIntBits(gemv(w, r, x)));
-        }
+    static Stream<Arguments> cases() {
+        return Stream.of(GgmlType.Q4_0, GgmlType.Q4_K, GgmlType.Q6_K)
+                .flatMap(type -> IntStream.of(3, 8, 37, 64, 104).mapToObj(rows -> Arguments.of(type, rows)));
     }
 
-    @ParameterizedTest(name = "{0} rows")
-    @ValueSource(ints = {3, 8, 37, 64, 104})
-    void q4_KOneRowProductAddsEachSubBlocksOffsetTimesTheActivationSum(int rows) {
-        int cols = 3 * Q4_KCodec.BLOCK_SIZE;
-        WeightMatrix w = data.randomBlocks(GgmlType.Q4_K, rows, cols);
-        QuantizedActivations x = activations(QuantizedActivations.Scheme.Q8_K, cols);
+    @ParameterizedTest(name = "{0}, {1} rows")
+    @MethodSource("cases")
+    void oneRowProductIsTheScalarArithmeticBitForBit(GgmlType type, int rows) {
+        int cols = type == GgmlType.Q4_0 ? 32 * 7 : 3 * 256;
+        WeightMatrix w = data.randomBlocks(type, rows, cols);
+        QuantizedActivations x = activations(QuantizedActivations.Scheme.of(type), cols);
         float[] out = product(w, x);
         for (int r = 0; r < rows; r++) {
+            float expected = switch (type) {
+                case Q4_0 -> gemv(w, r, x);
+                case Q4_K -> q4_KSum(w, r, x);
+                default -> q6_KSum(w, r, x);
+            };
             assertThat(Float.floatToRawIntBits(out[r])).as("seed %d, row %d: %s", data.seed, r, out[r])
-                    .isEqualTo(Float.floatToRawIntBits(q4_KSum(w, r, x)));
-        }
-    }
-
-    @ParameterizedTest(name = "{0} rows")
-    @ValueSource(ints = {3, 8, 37, 64, 104})
-    void q6_KOneRowProductIsTheExactIntegerSumOfEachSuperBlockTimesItsScale(int rows) {
-        int cols = 3 * Q6_KCodec.BLOCK_SIZE;
-        WeightMatrix w = data.randomBlocks(GgmlType.Q6_K, rows, cols);
-        QuantizedActivations x = activations(QuantizedActivations.Scheme.Q8_K, cols);
-        float[] out = product(w, x);
-        for (int r = 0; r < rows; r++) {
-            assertThat(Float.floatToRawIntBits(out[r])).as("seed %d, row %d: %s", data.seed, r, out[r])
-                    .isEqualTo(Float.floatToRawIntBits(q6_KSum(w, r, x)));
+                    .isEqualTo(Float.floatToRawIntBits(expected));
         }
     }
 
@@ -106,7 +93,7 @@ class InterleavedRowsTest {
     /** {@code ggml_gemv_q4_0_8x8_q8_0}'s arithmetic for one row, scalar. */
     private static float gemv(WeightMatrix w, int row, QuantizedActivations x) {
         float acc = 0f;
-        for (int b = 0; b < COLS / Q4_0Codec.BLOCK_SIZE; b++) {
+        for (int b = 0; b < w.cols() / Q4_0Codec.BLOCK_SIZE; b++) {
             long block = row * w.rowBytes() + (long) b * Q4_0Codec.BLOCK_BYTES;
             int sum = 0;
             for (int j = 0; j < 16; j++) {
