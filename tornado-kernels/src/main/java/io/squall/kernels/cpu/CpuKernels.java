@@ -88,7 +88,7 @@ public final class CpuKernels implements Kernels {
         }
     }
 
-    /** Repacks the Q4_0 matrices among {@code weights} for this executor's kernels ({@link RepackedWeights}). */
+    /** Repacks the Q4_0, Q4_K and Q6_K matrices among {@code weights} for this executor's kernels ({@link RepackedWeights}). */
     @Override
     public void prepare(List<WeightMatrix> weights) {
         Objects.requireNonNull(weights, "weights");

@@ -48,26 +48,18 @@ final class InterleavedBytes extends InterleavedRows {
     private static final int TILE_BYTES = D_BYTES + SCALES_BYTES + SUB_BLOCKS * 4 * CHUNK_BYTES;
 
     private final int blocks;
-    private final long groupBytes;
-    private final MemorySegment data;
 
-    private InterleavedBytes(int rows, int cols, MemorySegment data) {
-        super(rows);
-        this.blocks = cols / Q6_KCodec.BLOCK_SIZE;
-        this.groupBytes = (long) blocks * TILE_BYTES;
-        this.data = data;
+    private InterleavedBytes(WeightMatrix w, Arena arena) {
+        super(w.rows(), (long) (w.cols() / Q6_KCodec.BLOCK_SIZE) * TILE_BYTES, arena);
+        this.blocks = w.cols() / Q6_KCodec.BLOCK_SIZE;
     }
 
-    /** Bytes the repacked copy of a {@code rows × cols} Q6_K matrix takes. */
-    static long bytesFor(int rows, int cols) {
-        return (long) Math.ceilDiv(rows, ROWS) * (cols / Q6_KCodec.BLOCK_SIZE) * TILE_BYTES;
-    }
-
+    /** An empty copy of {@code w} (Q6_K) in memory of {@code arena}. */
     static InterleavedBytes allocate(WeightMatrix w, Arena arena) {
         if (w.type() != GgmlType.Q6_K) {
             throw new IllegalArgumentException(w.name() + ": only Q6_K is interleaved as bytes, got " + w.type());
         }
-        return new InterleavedBytes(w.rows(), w.cols(), arena.allocate(bytesFor(w.rows(), w.cols()), 64));
+        return new InterleavedBytes(w, arena);
     }
 
     /** As {@link InterleavedNibbles#fill}: a group's tiles assembled in a heap array, one source row at a time. */

@@ -61,16 +61,16 @@ final class InterleavedNibbles extends InterleavedRows {
     /** Whether the blocks carry offsets (Q4_K). */
     private final boolean offsets;
     private final int tileBytes;
-    private final long groupBytes;
-    private final MemorySegment data;
 
-    private InterleavedNibbles(int rows, int cols, boolean offsets, MemorySegment data) {
-        super(rows);
-        this.blocks = cols / BLOCK;
-        this.offsets = offsets;
-        this.tileBytes = offsets ? Q4_K_TILE_BYTES : Q4_0_TILE_BYTES;
-        this.groupBytes = (long) blocks * tileBytes;
-        this.data = data;
+    private InterleavedNibbles(WeightMatrix w, Arena arena) {
+        super(w.rows(), (long) (w.cols() / BLOCK) * tileBytes(w.type()), arena);
+        this.blocks = w.cols() / BLOCK;
+        this.offsets = w.type() == GgmlType.Q4_K;
+        this.tileBytes = tileBytes(w.type());
+    }
+
+    private static int tileBytes(GgmlType type) {
+        return type == GgmlType.Q4_K ? Q4_K_TILE_BYTES : Q4_0_TILE_BYTES;
     }
 
     /** Whether {@code type} has this layout: Q4_0 and Q4_K. */
@@ -78,21 +78,12 @@ final class InterleavedNibbles extends InterleavedRows {
         return type == GgmlType.Q4_0 || type == GgmlType.Q4_K;
     }
 
-    /** Bytes the repacked copy of a {@code rows × cols} matrix of {@code type} ({@link #holds}) takes. */
-    static long bytesFor(GgmlType type, int rows, int cols) {
-        return (long) Math.ceilDiv(rows, ROWS) * (cols / BLOCK) * (type == GgmlType.Q4_K ? Q4_K_TILE_BYTES : Q4_0_TILE_BYTES);
-    }
-
-    /**
-     * Memory of {@code arena} for the repacked copy of {@code w} (Q4_0 or Q4_K), zeroed: rows not yet {@link #fill
-     * filled} (and the last group's padding) read as zero.
-     */
+    /** An empty copy of {@code w} (Q4_0 or Q4_K) in memory of {@code arena}. */
     static InterleavedNibbles allocate(WeightMatrix w, Arena arena) {
         if (!holds(w.type())) {
             throw new IllegalArgumentException(w.name() + ": only Q4_0 and Q4_K are interleaved, got " + w.type());
         }
-        return new InterleavedNibbles(w.rows(), w.cols(), w.type() == GgmlType.Q4_K,
-                arena.allocate(bytesFor(w.type(), w.rows(), w.cols()), 64));
+        return new InterleavedNibbles(w, arena);
     }
 
     /**
@@ -109,7 +100,7 @@ final class InterleavedNibbles extends InterleavedRows {
         byte[] row = new byte[rowBytes];
         int[] group = new int[blocks * tileInts];
         for (int g = first / ROWS; g * ROWS < end; g++) {
-            long at = groupOffset(g);
+            long at = g * groupBytes;
             MemorySegment.copy(data, LE_INT, at, group, 0, group.length); // keeps rows outside [first, end)
             for (int r = Math.max(first, g * ROWS), last = Math.min(end, (g + 1) * ROWS); r < last; r++) {
                 MemorySegment.copy(src, ValueLayout.JAVA_BYTE, (long) r * rowBytes, row, 0, rowBytes);
@@ -187,10 +178,6 @@ final class InterleavedNibbles extends InterleavedRows {
         x = (x | x >>> 4) & 0x00FF00FF00FF00FFL;
         x = (x | x >>> 8) & 0x0000FFFF0000FFFFL;
         return (int) (x | x >>> 16);
-    }
-
-    private long groupOffset(int group) {
-        return group * groupBytes;
     }
 
     /**

@@ -7,6 +7,7 @@ import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorSpecies;
 
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 
 /**
  * A quantized matrix repacked so that {@link #ROWS} rows share every vector, as llama.cpp's CPU "repack" buffers hold
@@ -34,9 +35,19 @@ abstract sealed class InterleavedRows permits InterleavedNibbles, InterleavedByt
 
     /** Rows of the matrix. */
     final int rows;
+    /** Bytes of one group of rows. */
+    final long groupBytes;
+    /** The copy: group after group. */
+    final MemorySegment data;
 
-    InterleavedRows(int rows) {
+    /**
+     * Takes memory of {@code arena} for the groups of {@code rows} rows, zeroed: rows not yet {@link #fill filled}
+     * (and the last group's padding) read as zero.
+     */
+    InterleavedRows(int rows, long groupBytes, Arena arena) {
         this.rows = rows;
+        this.groupBytes = groupBytes;
+        this.data = arena.allocate(Math.ceilDiv(rows, ROWS) * groupBytes, 64);
     }
 
     /** Whether {@code type} has an interleaved layout: Q4_0, Q4_K and Q6_K. */
@@ -44,10 +55,7 @@ abstract sealed class InterleavedRows permits InterleavedNibbles, InterleavedByt
         return InterleavedNibbles.holds(type) || type == GgmlType.Q6_K;
     }
 
-    /**
-     * Memory of {@code arena} for the repacked copy of {@code w} ({@link #holds}), zeroed: rows not yet {@link #fill
-     * filled} (and the last group's padding) read as zero.
-     */
+    /** An empty copy of {@code w} ({@link #holds}) in memory of {@code arena}. */
     static InterleavedRows allocate(WeightMatrix w, Arena arena) {
         return w.type() == GgmlType.Q6_K ? InterleavedBytes.allocate(w, arena) : InterleavedNibbles.allocate(w, arena);
     }

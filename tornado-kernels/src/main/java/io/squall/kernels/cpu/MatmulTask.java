@@ -76,8 +76,9 @@ final class MatmulTask implements ParallelTask {
         int i = first + s * stride;
         return i < count ? i : first;
     }
+
     private final RepackedWeights repacked;
-    /** Per matrix of the current run, its {@link InterleavedRows} copy, or null. */
+    /** Per matrix of the current run, its {@link InterleavedRows} copy if the run has one activation row, else null. */
     private InterleavedRows[] interleaved = new InterleavedRows[4];
     private WeightMatrix[] ws;
     private float[][] outs;
@@ -108,8 +109,8 @@ final class MatmulTask implements ParallelTask {
             chunkRows = new int[matrices.length];
             interleaved = new InterleavedRows[matrices.length];
         }
-        for (int i = 0; i < matrices.length; i++) {
-            interleaved[i] = repacked.interleaved(matrices[i]);
+        for (int i = 0; i < matrices.length; i++) { // the copies serve one activation row only
+            interleaved[i] = rowsOfInput == 1 ? repacked.interleaved(matrices[i]) : null;
         }
         int maxCols = 0;
         int maxChunkRows = 0;
@@ -123,9 +124,8 @@ final class MatmulTask implements ParallelTask {
             firstChunk[i] = total;
             chunkRows[i] = perChunk;
             maxChunkRows = Math.max(maxChunkRows, perChunk);
-            total += rowsOfInput != 1 ? Math.ceilDiv(rows, perChunk)
-                    : interleaved[i] != null ? interleaved[i].chunks()
-                    : streamed(matrices[i].type()) ? Math.ceilDiv(Math.ceilDiv(rows, STREAMS), STREAMS)
+            total += interleaved[i] != null ? interleaved[i].chunks()
+                    : rowsOfInput == 1 && streamed(matrices[i].type()) ? Math.ceilDiv(Math.ceilDiv(rows, STREAMS), STREAMS)
                     : Math.ceilDiv(rows, perChunk);
             maxCols = Math.max(maxCols, matrices[i].cols());
         }
@@ -165,7 +165,7 @@ final class MatmulTask implements ParallelTask {
         boolean pairs8_K = false;
         for (int i = 0; i < matrices.length; i++) {
             WeightMatrix w = matrices[i];
-            boolean pairs = rowsOfInput == 1 && interleaved[i] != null;
+            boolean pairs = interleaved[i] != null;
             offsets8_1 |= hasOffsets(w.type());
             boolean integerDots = rowsOfInput == 1 && IntDots.preferred(w.type());
             switch (QuantizedActivations.Scheme.of(w.type())) {
@@ -242,7 +242,7 @@ final class MatmulTask implements ParallelTask {
         WeightMatrix w = ws[i];
         QuantizedActivations rounded = activationsFor(w.type());
         InterleavedRows copy = interleaved[i];
-        if (copy != null && batch == 1) {
+        if (copy != null) {
             copy.multiply(rounded, outs[i], chunk - firstChunk[i]);
             return;
         }

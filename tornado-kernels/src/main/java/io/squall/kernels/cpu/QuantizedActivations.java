@@ -4,6 +4,8 @@ import io.squall.kernels.GgmlType;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorOperators;
 
+import java.util.Arrays;
+
 import static io.squall.kernels.cpu.Lanes.F;
 import static io.squall.kernels.cpu.Lanes.L;
 
@@ -189,17 +191,21 @@ final class QuantizedActivations {
         }
         for (int k = 0, p = 0; k < n; k += 8) {
             for (int i = 0; i < 4; i++, p += lanes) {
-                java.util.Arrays.fill(chunkPairs, p, p + lanes, (q[k + i] & 0xFFFF) | q[k + 4 + i] << 16);
+                Arrays.fill(chunkPairs, p, p + lanes, (q[k + i] & 0xFFFF) | q[k + 4 + i] << 16);
             }
         }
         for (int b = 0; b < n / 32; b++) {
-            int sum = 0;
-            for (int i = 32 * b; i < 32 * b + 32; i++) {
-                sum += q[i];
-            }
             blockScales[b] = d[b * 32 / scheme.block];
-            scaledBlockSums[b] = blockScales[b] * sum;
+            scaledBlockSums[b] = blockScales[b] * (scheme == Scheme.Q8_K ? subBlockSums[b] : levelSum(32 * b, 32));
         }
+    }
+
+    private int levelSum(int first, int n) {
+        int sum = 0;
+        for (int i = first; i < first + n; i++) {
+            sum += q[i];
+        }
+        return sum;
     }
 
     /** Elements held since the last {@link #quantize}. */
