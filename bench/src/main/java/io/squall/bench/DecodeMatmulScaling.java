@@ -8,6 +8,7 @@ import io.squall.kernels.WeightMatrix;
 
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
 
@@ -32,19 +33,12 @@ public final class DecodeMatmulScaling {
         try (Model model = Model.load(Path.of(args[0])); Kernels kernels = Kernels.best()) {
             ModelConfig config = model.config();
             ModelWeights weights = model.weights();
+            List<WeightMatrix> matrices = weights.matrices();
             long macsPerToken = 0;
-            for (ModelWeights.Layer layer : weights.layers()) {
-                for (WeightMatrix w : matrices(layer)) {
-                    macsPerToken += (long) w.rows() * w.cols();
-                }
+            for (WeightMatrix w : matrices) {
+                macsPerToken += (long) w.rows() * w.cols();
             }
-            macsPerToken += (long) weights.output().rows() * weights.output().cols();
-            java.util.List<WeightMatrix> all = new java.util.ArrayList<>();
-            for (ModelWeights.Layer layer : weights.layers()) {
-                all.addAll(Arrays.asList(matrices(layer)));
-            }
-            all.add(weights.output());
-            kernels.prepare(all); // as the engine does: the CPU executor repacks Q4_0 here
+            kernels.prepare(matrices); // as the engine does: the CPU executor repacks Q4_0, Q4_K and Q6_K here
             System.out.printf(Locale.ROOT, "model %s, kernels %s, %.1fM multiply-adds per token%n", model.name(),
                     kernels.name(), macsPerToken / 1e6);
             int widest = Math.max(config.ffnDim(), Math.max(config.dim(), config.vocabSize()));
@@ -55,13 +49,13 @@ public final class DecodeMatmulScaling {
                     x[i] = (float) random.nextGaussian();
                 }
                 float[] out = new float[batch * widest];
-                step(weights, kernels, x, out, batch); // warm-up: compile both matmul paths
+                step(matrices, kernels, x, out, batch); // warm-up: compile both matmul paths
                 double[] millis = new double[7];
                 for (int round = 0; round < millis.length; round++) {
                     int steps = Math.max(4, 64 / batch);
                     long start = System.nanoTime();
                     for (int s = 0; s < steps; s++) {
-                        step(weights, kernels, x, out, batch);
+                        step(matrices, kernels, x, out, batch);
                     }
                     millis[round] = (System.nanoTime() - start) / 1e6 / steps;
                 }
@@ -73,19 +67,10 @@ public final class DecodeMatmulScaling {
         }
     }
 
-    private static WeightMatrix[] matrices(ModelWeights.Layer layer) {
-        ModelWeights.Attention a = layer.attention();
-        ModelWeights.FeedForward f = layer.feedForward();
-        return new WeightMatrix[] {a.wq(), a.wk(), a.wv(), a.wo(), f.gate(), f.up(), f.down()};
-    }
-
     /** One decode step's matmuls; inputs and outputs are reused, as only the weight traffic and FMAs matter. */
-    private static void step(ModelWeights weights, Kernels kernels, float[] x, float[] out, int batch) {
-        for (ModelWeights.Layer layer : weights.layers()) {
-            for (WeightMatrix w : matrices(layer)) {
-                kernels.matmul(w, x, out, batch);
-            }
+    private static void step(List<WeightMatrix> matrices, Kernels kernels, float[] x, float[] out, int batch) {
+        for (WeightMatrix w : matrices) {
+            kernels.matmul(w, x, out, batch);
         }
-        kernels.matmul(weights.output(), x, out, batch);
     }
 }

@@ -28,7 +28,7 @@ import java.util.concurrent.TimeUnit;
  * {@code rows·rowBytes / time} with memory bandwidth) and 64 rows (prefill: compare
  * {@code 2·rows·cols·64 / time} with peak FLOP/s). Shapes are {@code rows x cols} (output × input).
  * {@code prepared} hands the matrices to {@link Kernels#prepare} first, as the engine does (the CPU executor then
- * holds Q4_0 interleaved); {@code copies} cycles each call through that many copies of the matrix, so that with
+ * holds Q4_0, Q4_K and Q6_K interleaved); {@code copies} cycles each call through that many copies of the matrix, so that with
  * enough of them the weights come from memory, as in a decode step, rather than from the caches.
  */
 @State(Scope.Benchmark)

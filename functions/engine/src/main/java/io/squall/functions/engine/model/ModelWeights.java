@@ -2,6 +2,7 @@ package io.squall.functions.engine.model;
 
 import io.squall.kernels.WeightMatrix;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -19,6 +20,21 @@ public record ModelWeights(WeightMatrix tokenEmbedding, List<Layer> layers, floa
 
     public ModelWeights {
         layers = List.copyOf(layers);
+    }
+
+    /**
+     * Every matrix a forward pass multiplies by, in its order: per layer {@code wq, wk, wv, wo, gate, up, down}, then
+     * the LM head (what {@link io.squall.kernels.Kernels#prepare} is given).
+     */
+    public List<WeightMatrix> matrices() {
+        List<WeightMatrix> matrices = new ArrayList<>(7 * layers.size() + 1);
+        for (Layer layer : layers) {
+            Attention a = layer.attention();
+            FeedForward f = layer.feedForward();
+            matrices.addAll(List.of(a.wq(), a.wk(), a.wv(), a.wo(), f.gate(), f.up(), f.down()));
+        }
+        matrices.add(output);
+        return matrices;
     }
 
     /** One transformer block. */

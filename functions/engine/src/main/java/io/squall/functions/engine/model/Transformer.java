@@ -6,7 +6,6 @@ import io.squall.kernels.WeightMatrix;
 import io.squall.kernels.custom.CustomKernel;
 import io.squall.kvgrid.pool.KvLayout;
 
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
@@ -73,15 +72,7 @@ public final class Transformer implements ForwardPass {
             gateUp[l] = new WeightMatrix[] {layer.feedForward().gate(), layer.feedForward().up()};
         }
         this.attentionScale = (float) (1.0 / Math.sqrt(config.headDim()));
-        List<WeightMatrix> matrices = new ArrayList<>();
-        for (int l = 0; l < config.layers(); l++) {
-            matrices.addAll(Arrays.asList(qkv[l]));
-            matrices.add(weights.layers().get(l).attention().wo());
-            matrices.addAll(Arrays.asList(gateUp[l]));
-            matrices.add(weights.layers().get(l).feedForward().down());
-        }
-        matrices.add(weights.output());
-        kernels.prepare(matrices); // a device executor uploads them once, here
+        kernels.prepare(weights.matrices()); // a device executor uploads them once, here
     }
 
     /**
