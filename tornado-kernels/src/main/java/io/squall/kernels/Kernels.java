@@ -31,6 +31,15 @@ public interface Kernels extends AutoCloseable {
     String name();
 
     /**
+     * Whether this executor's kernels are Java code that HotSpot compiles as it runs them (the CPU and reference
+     * executors), so that running them on small inputs first makes them fast on the real ones; TornadoVM's are
+     * compiled for the buffers they are built with, so small inputs first would only compile them twice.
+     */
+    default boolean compiledAsTheyRun() {
+        return true;
+    }
+
+    /**
      * {@code out[b·rows + r] = Σ_c W[r][c] · x[b·cols + c]} for {@code b < batch}, {@code r < rows}:
      * each row of the weight is read once for the whole batch.
      */
@@ -114,6 +123,16 @@ public interface Kernels extends AutoCloseable {
      * ignores it.
      */
     default void prepare(List<WeightMatrix> weights) {
+        Objects.requireNonNull(weights, "weights");
+    }
+
+    /**
+     * Tells the executor that {@code weights}, which it was {@linkplain #prepare prepared} with, will not be multiplied
+     * by again: the CPU executor frees its copies of them. Matrices never prepared are skipped. An executor that keeps
+     * its weights in arenas it only appends to (TornadoVM's) keeps them until it closes; the reference executor has
+     * nothing to free.
+     */
+    default void release(List<WeightMatrix> weights) {
         Objects.requireNonNull(weights, "weights");
     }
 

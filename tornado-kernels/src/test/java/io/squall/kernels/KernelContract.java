@@ -88,6 +88,28 @@ public abstract class KernelContract {
         checkMatmul(w, batch);
     }
 
+    /**
+     * A released matrix (the executor frees what it made of it) still multiplies correctly, from its own layout, beside
+     * one still prepared; releasing a matrix twice, or one never prepared, changes nothing.
+     */
+    @Test
+    void releasedMatricesStillMultiply() {
+        int cols = 512;
+        List<WeightMatrix> released = List.of(data.randomBlocks(GgmlType.Q4_0, 48, cols),
+                data.randomBlocks(GgmlType.Q4_K, 40, cols), data.randomBlocks(GgmlType.Q6_K, 24, cols));
+        WeightMatrix kept = data.randomBlocks(GgmlType.Q4_0, 56, cols);
+        List<WeightMatrix> all = new ArrayList<>(released);
+        all.add(kept);
+        kernels.prepare(all);
+        kernels.release(released);
+        kernels.release(released);
+        kernels.release(List.of(data.randomBlocks(GgmlType.Q8_0, 8, cols)));
+        for (WeightMatrix w : all) {
+            checkMatmul(w, 1);
+            checkMatmul(w, 3);
+        }
+    }
+
     private void checkMatmul(WeightMatrix w, int batch) {
         float[] x = data.floats(batch * w.cols(), 2);
         float[] out = new float[batch * w.rows()];

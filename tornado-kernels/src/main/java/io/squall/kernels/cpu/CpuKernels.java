@@ -96,6 +96,12 @@ public final class CpuKernels implements Kernels {
     }
 
     @Override
+    public void release(List<WeightMatrix> weights) {
+        Objects.requireNonNull(weights, "weights");
+        repacked.release(weights);
+    }
+
+    @Override
     public void dequantizeRow(WeightMatrix w, int row, float[] out, int offset) {
         KernelArguments.dequantizeRow(w, row, out, offset);
         RowDecoder.decode(w.type(), w.data(), row * w.rowBytes(), w.cols(), out, offset);

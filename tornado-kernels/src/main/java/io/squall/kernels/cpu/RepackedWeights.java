@@ -16,7 +16,8 @@ import java.util.Map;
  * a matrix is held twice, its file's pages and this copy (1.1× its size for Q4_0, 1.33× for Q4_K and 1.31× for Q6_K):
  * about 2.1–2.3× the file in memory once both are in use ({@code -Dsquall.kernels.repack=false} keeps one). Matrices are found by identity: the engine multiplies by the very objects it prepared.
  *
- * <p>Confined to the thread that drives the executor; the copies live until {@link #close}.
+ * <p>Confined to the thread that drives the executor; a copy lives until its matrix is {@linkplain #release released}
+ * or the executor closes, each in an arena of its own.
  */
 final class RepackedWeights implements AutoCloseable {
 
@@ -26,8 +27,11 @@ final class RepackedWeights implements AutoCloseable {
     /** {@code -Dsquall.kernels.repack=false}: every matrix stays in its GGML layout (for A/B runs). */
     static final boolean ENABLED = !"false".equals(System.getProperty("squall.kernels.repack"));
 
-    private final Arena arena = Arena.ofShared();
-    private final Map<WeightMatrix, InterleavedRows> byMatrix = new IdentityHashMap<>();
+    private final Map<WeightMatrix, Copy> byMatrix = new IdentityHashMap<>();
+
+    /** A matrix's interleaved copy and the arena that holds it. */
+    private record Copy(InterleavedRows rows, Arena arena) {
+    }
 
     /** Repacks the matrices of {@code weights} that have a faster layout and are not yet repacked, across {@code pool}. */
     void prepare(List<WeightMatrix> weights, WorkerPool pool) {
@@ -38,8 +42,9 @@ final class RepackedWeights implements AutoCloseable {
         List<InterleavedRows> copies = new ArrayList<>();
         for (WeightMatrix w : weights) {
             if (InterleavedRows.holds(w.type()) && !byMatrix.containsKey(w)) {
+                Arena arena = Arena.ofShared(); // shared: the pool's threads fill it
                 InterleavedRows copy = InterleavedRows.allocate(w, arena);
-                byMatrix.put(w, copy);
+                byMatrix.put(w, new Copy(copy, arena));
                 sources.add(w);
                 copies.add(copy);
             }
@@ -64,12 +69,23 @@ final class RepackedWeights implements AutoCloseable {
 
     /** The interleaved copy of {@code w}, or null if it has none. */
     InterleavedRows interleaved(WeightMatrix w) {
-        return InterleavedRows.holds(w.type()) ? byMatrix.get(w) : null;
+        Copy copy = InterleavedRows.holds(w.type()) ? byMatrix.get(w) : null;
+        return copy == null ? null : copy.rows();
+    }
+
+    /** Frees the copies of {@code weights}, which will not be multiplied by again. */
+    void release(List<WeightMatrix> weights) {
+        for (WeightMatrix w : weights) {
+            Copy copy = byMatrix.remove(w);
+            if (copy != null) {
+                copy.arena().close();
+            }
+        }
     }
 
     @Override
     public void close() {
+        byMatrix.values().forEach(copy -> copy.arena().close());
         byMatrix.clear();
-        arena.close();
     }
 }

@@ -95,6 +95,11 @@ public final class TornadoKernels implements Kernels {
     }
 
     @Override
+    public boolean compiledAsTheyRun() {
+        return false;
+    }
+
+    @Override
     public String name() {
         return "tornadovm(" + device.getPhysicalDevice().getDeviceName().trim() + ", "
                 + device.getPlatformName().trim() + ", work-groups of " + local + "; host ops on " + host.name() + ")";

@@ -29,6 +29,11 @@ public final class ExclusiveKernels implements Kernels {
     }
 
     @Override
+    public boolean compiledAsTheyRun() {
+        return delegate.compiledAsTheyRun();
+    }
+
+    @Override
     public void matmul(WeightMatrix w, float[] x, float[] out, int batch) {
         lock.lock();
         try {
@@ -146,6 +151,16 @@ public final class ExclusiveKernels implements Kernels {
         lock.lock();
         try {
             delegate.prepare(weights);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void release(List<WeightMatrix> weights) {
+        lock.lock();
+        try {
+            delegate.release(weights);
         } finally {
             lock.unlock();
         }
