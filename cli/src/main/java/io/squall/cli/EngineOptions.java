@@ -1,12 +1,15 @@
 package io.squall.cli;
 
 import io.squall.functions.engine.mock.StepTimingModel;
+import io.squall.functions.worker.Engine;
 import io.squall.functions.worker.MockEngine;
 import io.squall.scheduler.profile.Profile;
 import io.squall.scheduler.profile.ProfileFiles;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -40,6 +43,9 @@ final class EngineOptions {
     @Option(names = "--prefill-ns-per-pair", description = "mock engine: nanoseconds per query-key pair of a prompt chunk")
     Double prefillNsPerPair;
 
+    @Mixin
+    KernelWarmupOption kernelWarmup;
+
     boolean mock() {
         return switch (engine) {
             case "real" -> false;
@@ -51,6 +57,7 @@ final class EngineOptions {
     /** These options as a worker's command line takes them, so the planner's workers run the same engine. */
     List<String> asArguments() {
         List<String> args = new ArrayList<>(List.of("--engine", engine));
+        args.addAll(kernelWarmup.asArguments());
         if (profile != null) {
             args.addAll(List.of("--profile", profile.toAbsolutePath().toString()));
         }
@@ -65,6 +72,11 @@ final class EngineOptions {
             args.addAll(List.of("--prefill-ns-per-pair", Double.toString(prefillNsPerPair)));
         }
         return args;
+    }
+
+    /** The longest kernel warm-up ({@link Engine#warmUp}), zero for none. */
+    Duration kernelWarmup() {
+        return kernelWarmup.limit();
     }
 
     /** The mock engine over the vocabulary of {@code model}. */

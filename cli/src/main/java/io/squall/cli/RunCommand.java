@@ -2,6 +2,7 @@ package io.squall.cli;
 
 import io.squall.cli.model.ModelSpec;
 import io.squall.functions.engine.generate.Generator;
+import io.squall.functions.engine.model.KernelWarmup;
 import io.squall.functions.engine.model.Model;
 import io.squall.functions.engine.model.Transformer;
 import io.squall.functions.engine.sampling.Sampler;
@@ -17,6 +18,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -27,6 +30,12 @@ final class RunCommand implements Callable<Integer> {
 
     @picocli.CommandLine.Mixin
     KernelOption kernelOption;
+
+    @Option(names = "--kernel-warmup-seconds", defaultValue = "0", description = "at most this long running a "
+            + "miniature of the model first, until the JIT has compiled the kernels: the prompt then runs at near-warm "
+            + "speed, but the first token comes no sooner (the JIT's time moves ahead of the prompt) (default: "
+            + "${DEFAULT-VALUE}, none)")
+    int kernelWarmupSeconds;
 
     /** Prompt tokens per prefill forward pass (also {@code squall bench engine}'s, which measures this prefill). */
     static final int PREFILL_CHUNK = 512;
@@ -86,6 +95,7 @@ final class RunCommand implements Callable<Integer> {
                 .repetitionPenalty(repeatPenalty).seed(seed)
                 .build();
         PrintWriter out = spec.commandLine().getOut();
+        Duration warmupLimit = KernelWarmupOption.limit(kernelWarmupSeconds);
         try (Model loaded = Model.load(ModelArgument.file(model)); Kernels kernels = Kernels.best()) {
             Tokenizer tokenizer = Tokenizers.fromGguf(loaded.metadata());
             int[] prompt = input.tokens != null ? input.tokens : tokenizer.encode(input.prompt, EncodeOptions.PROMPT);
@@ -94,6 +104,7 @@ final class RunCommand implements Callable<Integer> {
             }
             Transformer transformer = new Transformer(loaded.config(), loaded.weights(), kernels,
                     (int) Math.min(Integer.MAX_VALUE, (long) prompt.length + maxTokens + 1));
+            long warmupMillis = KernelWarmup.run(loaded.config(), loaded.weights(), kernels, warmupLimit).elapsed().toMillis();
             Generator generator = new Generator(transformer, PREFILL_CHUNK);
             for (int i = 0; i < warmup; i++) {
                 generator.generate(prompt, new Sampler(params, loaded.config().vocabSize()), maxTokens, token -> false,
@@ -101,8 +112,12 @@ final class RunCommand implements Callable<Integer> {
             }
             DecodeOptions decodeOptions = DecodeOptions.CONTINUATION;
             IncrementalDecoder streaming = tokenizer.newIncrementalDecoder(decodeOptions);
+            long[] firstTokenAfterLaunch = {-1};
             Generator.Result result = generator.generate(prompt, new Sampler(params, loaded.config().vocabSize()),
                     maxTokens, tokenizer::isEndOfGeneration, token -> {
+                        if (firstTokenAfterLaunch[0] < 0) {
+                            firstTokenAfterLaunch[0] = ManagementFactory.getRuntimeMXBean().getUptime();
+                        }
                         if (!json) {
                             out.print(streaming.accept(token));
                             out.flush();
@@ -119,12 +134,16 @@ final class RunCommand implements Callable<Integer> {
                 report.put("completion_tokens", result.tokens().length);
                 report.put("prefill_tokens_per_second", round(prefillRate));
                 report.put("decode_tokens_per_second", round(decodeRate));
+                report.put("kernel_warmup_ms", warmupMillis);
+                report.put("first_token_after_launch_ms", firstTokenAfterLaunch[0] < 0 ? null : firstTokenAfterLaunch[0]);
                 report.put("finish_reason", result.finishReason().wireName());
                 Json.print(out, report);
             } else {
                 out.println(streaming.finish());
-                spec.commandLine().getErr().printf("%d prompt tokens at %.1f tokens/s, %d generated at %.1f tokens/s (%s)%n",
-                        prompt.length, prefillRate, result.tokens().length, decodeRate, kernels.name());
+                spec.commandLine().getErr().printf("%d prompt tokens at %.1f tokens/s, %d generated at %.1f tokens/s (%s, "
+                        + "kernels warmed up in %d ms%s)%n", prompt.length, prefillRate, result.tokens().length, decodeRate,
+                        kernels.name(), warmupMillis, firstTokenAfterLaunch[0] < 0 ? ""
+                                : "; first token " + firstTokenAfterLaunch[0] + " ms after launch");
             }
         }
         return 0;

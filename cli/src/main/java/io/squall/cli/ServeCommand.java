@@ -19,6 +19,7 @@ import picocli.CommandLine.Option;
 
 import java.net.URI;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
@@ -100,6 +101,7 @@ final class ServeCommand implements Callable<Integer> {
         if (aggregated < 0 || prefillWorkers < 0 || decodeWorkers < 0 || aggregated + decodeWorkers == 0) {
             throw new IllegalArgumentException("--workers must be at least 1 (or give --prefill-workers and --decode-workers)");
         }
+        Duration kernelWarmup = engine.kernelWarmup();
         Path file;
         if (model == null) {
             file = DemoModel.ensure();
@@ -132,6 +134,7 @@ final class ServeCommand implements Callable<Integer> {
                 source = ModelSource.shared(loaded, kernels);
             }
             shared = source.open();
+            shared.warmUp(kernelWarmup); // while the member joins, before any worker registers
         } catch (RuntimeException | Error e) {
             joining.abandon();
             Cluster.closeAll(owned.toArray(AutoCloseable[]::new));

@@ -90,8 +90,18 @@ final class WorkerCommand implements Callable<Integer> {
                 stage.batch(), stage.kv(), stage.context(), stage.disaggregation(), secret,
                 GatewayOptions.modelId(file, servedModelName), advertise == null ? null : WorkerConfig.Address.parse(advertise));
         ModelSource source = engine.mock() ? ModelSource.of(engine.mockEngine(file)) : ModelSource.file(file);
-        // the model and the kernels load while the member joins; the worker takes the engine once it starts
-        Starting<Engine> opening = Starting.start("squall-model-load", source::open);
+        // the model and the kernels load and warm up while the member joins; the worker takes the engine once it starts
+        Duration warmup = engine.kernelWarmup();
+        Starting<Engine> opening = Starting.start("squall-model-load", () -> {
+            Engine opened = source.open();
+            try {
+                opened.warmUp(warmup);
+            } catch (RuntimeException | Error e) {
+                opened.close();
+                throw e;
+            }
+            return opened;
+        });
         Cluster cluster = null;
         WorkerApplication worker;
         try {

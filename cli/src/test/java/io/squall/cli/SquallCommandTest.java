@@ -44,6 +44,9 @@ class SquallCommandTest {
         assertThat(json.get("text").isTextual()).isTrue();
         assertThat(json.has("prefill_tokens_per_second")).isTrue();
         assertThat(json.has("decode_tokens_per_second")).isTrue();
+        assertThat(json.get("kernel_warmup_ms").asLong()).as("no kernel warm-up unless asked for").isZero();
+        JsonNode firstToken = json.get("first_token_after_launch_ms");
+        assertThat(json.get("completion_tokens").asInt() > 0 ? firstToken.asLong() > 0 : firstToken.isNull()).isTrue();
 
         CliRun again = squall("run", "--model", model.toString(), "--prompt", "Hello there", "--max-tokens", "7",
                 "--temperature", "0.9", "--seed", "42", "--json");
@@ -64,6 +67,12 @@ class SquallCommandTest {
         }
         CliRun all = squall("logits", "--model", model.toString(), "--tokens", "72", "--all");
         assertThat(all.json().get("logits")).hasSize(259);
+
+        CliRun warmed = squall("run", "--model", model.toString(), "--tokens", "72,101,108", "--max-tokens", "1",
+                "--temperature", "0", "--json", "--kernel-warmup-seconds", "2");
+        assertThat(warmed.json().get("kernel_warmup_ms").asLong()).isPositive();
+        assertThat(warmed.json().get("token_ids")).as("a kernel warm-up changes nothing the model computes")
+                .isEqualTo(run.json().get("token_ids"));
     }
 
     @Test
@@ -139,7 +148,7 @@ class SquallCommandTest {
         assertThat(badArch.err()).contains("unsupported architecture 'gpt5'");
 
         for (String[] option : new String[][] {{"--kv-eviction", "fifo", "lru or tinylfu"}, {"--kv-g4", "disk", "peers, grid or none"},
-                {"--router", "nearest", "kv-approx"}}) {
+                {"--router", "nearest", "kv-approx"}, {"--kernel-warmup-seconds", "-1", "must not be negative"}}) {
             CliRun badOption = squall("serve", "--model", model.toString(), option[0], option[1]);
             assertThat(badOption.exitCode()).as(option[0]).isNotZero();
             assertThat(badOption.err()).as(option[0]).contains(option[2]);

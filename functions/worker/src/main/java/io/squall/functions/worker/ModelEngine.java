@@ -2,10 +2,15 @@ package io.squall.functions.worker;
 
 import io.squall.functions.engine.gguf.GgufMetadata;
 import io.squall.functions.engine.model.ForwardPass;
+import io.squall.functions.engine.model.KernelWarmup;
 import io.squall.functions.engine.model.Model;
 import io.squall.functions.engine.model.Transformer;
 import io.squall.kernels.Kernels;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
 import java.util.Objects;
 
 /**
@@ -17,6 +22,8 @@ import java.util.Objects;
  * @param owned whether {@link #close()} closes the model and kernels
  */
 public record ModelEngine(Model model, Kernels kernels, boolean owned) implements Engine {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ModelEngine.class);
 
     public ModelEngine {
         Objects.requireNonNull(model, "model");
@@ -36,6 +43,17 @@ public record ModelEngine(Model model, Kernels kernels, boolean owned) implement
     @Override
     public ForwardPass forwardPass(int maxPositions) {
         return new Transformer(model.config(), model.weights(), kernels, maxPositions);
+    }
+
+    @Override
+    public void warmUp(Duration limit) {
+        KernelWarmup.Report report = KernelWarmup.run(model.config(), model.weights(), kernels, limit);
+        if (report.rounds() == 0) {
+            return; // none asked for, or kernels compiled for a device rather than by the JIT
+        }
+        LOG.info("kernels warmed up in {} ms: {} rounds of a miniature of the model, the first {} ms, the last {} ms{}",
+                report.elapsed().toMillis(), report.rounds(), Math.round(report.firstRoundMillis()),
+                Math.round(report.lastRoundMillis()), report.settled() ? "" : " (stopped at the time limit)");
     }
 
     @Override
