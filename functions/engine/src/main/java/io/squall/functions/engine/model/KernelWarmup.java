@@ -22,7 +22,7 @@ import javax.management.ObjectName;
  * run 50–100× slower than compiled (each vector operation a call on a boxed vector): a fresh worker's first 64-token
  * prompt of the 124.7M model took ~5 s to prefill, 35 times the warm time. This runs a miniature of the model instead:
  * the same architecture, head width and head grouping, the same weight format matrix by matrix, one layer for each
- * combination of formats the model's layers have, but 256 wide (its feed-forward too), a 512-token vocabulary and
+ * combination of formats the model's layers have, but 256 wide (its feed-forward 512), a 512-token vocabulary and
  * random weights, so that the slow runs before compilation are short. Each round prefills two sequences (24 tokens,
  * which take a two-vector panel of the batched tiles and a one-vector remainder, and 5), then runs eight decode steps of the first alone and eight of both together. After a round that
  * made the JIT queue a compilation of the engine's or the kernels' code, the warm-up waits until it is done (on two
@@ -35,8 +35,14 @@ import javax.management.ObjectName;
  */
 public final class KernelWarmup {
 
-    /** Width of the miniature's residual stream and of its feed-forward: a multiple of every block size (32 and 256). */
+    /** Width of the miniature's residual stream: a multiple of every block size (32 and 256). */
     private static final int WIDTH = 256;
+    /**
+     * Width of its feed-forward: with two threads a 512-row matrix ends in a chunk of 8 rows, a tile of six and two
+     * single rows, the remainder paths a real model's matrices take too; at 256 (a chunk of four left) the first prompt
+     * of the 124.7M F32 model deoptimized the tile loop and ran at half its warm speed.
+     */
+    private static final int FFN = 2 * WIDTH;
     private static final int VOCAB = 512;
     /** Prompt lengths of a round's two sequences, and the decode steps after them. */
     private static final int LONG_PROMPT = 24;
@@ -157,7 +163,7 @@ public final class KernelWarmup {
                 kvHeads++;
             }
             ModelConfig mini = new ModelConfig(config.architecture(), Math.min(config.dim(), WIDTH), kinds.size(),
-                    kvHeads * group, kvHeads, config.headDim(), Math.min(config.ffnDim(), WIDTH),
+                    kvHeads * group, kvHeads, config.headDim(), Math.min(config.ffnDim(), FFN),
                     Math.min(config.vocabSize(), VOCAB), LONG_PROMPT + DECODE_STEPS + 1, config.rmsEps(),
                     config.ropeTheta(), config.ropeDim(), config.ropePositionScale());
             SplittableRandom random = new SplittableRandom(mini.dim());

@@ -62,7 +62,7 @@ class KernelWarmupTest {
         KernelWarmup.Miniature miniature = KernelWarmup.Miniature.of(config, weights);
 
         ModelConfig mini = miniature.config();
-        assertThat(List.of(mini.dim(), mini.ffnDim(), mini.vocabSize(), mini.layers())).containsExactly(256, 256, 512, 2);
+        assertThat(List.of(mini.dim(), mini.ffnDim(), mini.vocabSize(), mini.layers())).containsExactly(256, 512, 512, 2);
         assertThat(List.of(mini.headDim(), mini.kvHeads(), mini.heads(), mini.qDim())).containsExactly(64, 4, 12, 768);
         assertThat(mini.architecture()).isEqualTo(config.architecture());
         assertThat(formats(miniature.weights().layers().get(0))).containsExactly(layerFormats[0]);
