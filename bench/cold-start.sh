@@ -5,7 +5,9 @@
 #
 #   flock /work/.cpu.lock bench/cold-start.sh [RUNS] [MODEL]
 #
-# RUNS defaults to 5, MODEL to the demo model (~/.cache/squall/demo-model.gguf, written by ./squall serve).
+# RUNS defaults to 5, MODEL to the demo model (~/.cache/squall/demo-model.gguf, written by ./squall serve). SERVE_ARGS
+# adds options to `squall serve` (e.g. "--kernel-warmup-seconds 0"). Each run also reports the first request's own time
+# to first token, from the moment /readyz answered.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 runs="${1:-5}"
@@ -21,7 +23,7 @@ one_run() { # $1 = on|off: prints the milliseconds from launch to ready and to t
   local start ready first pid
   start=$(now_ms)
   SQUALL_AOT="$1" "$root/squall" serve --model "$model" --http-port "$port" --rsocket-port 0 --rsocket-ws-port 0 \
-    --grid-port 0 --served-model-name m >/dev/null 2>&1 &
+    --grid-port 0 --served-model-name m ${SERVE_ARGS:-} >/dev/null 2>&1 &
   pid=$!
   trap 'kill "$pid" 2>/dev/null' EXIT
   until curl -sf -o /dev/null "http://127.0.0.1:$port/readyz"; do sleep 0.01; done
@@ -40,7 +42,7 @@ for mode in off on; do
   results=()
   for ((i = 1; i <= runs; i++)); do
     read -r ready first < <(one_run "$mode")
-    echo "{\"aot\":\"$mode\",\"run\":$i,\"ready_ms\":$ready,\"first_token_ms\":$first}"
+    echo "{\"aot\":\"$mode\",\"run\":$i,\"ready_ms\":$ready,\"first_token_ms\":$first,\"ttft_after_ready_ms\":$((first - ready))}"
     results+=("$first")
   done
   printf '%s\n' "${results[@]}" | sort -n | awk -v mode="$mode" '{v[NR]=$1} END {

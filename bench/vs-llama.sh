@@ -3,7 +3,9 @@
 # round so that a noisy host hits both alike. Two threads each. Per model and round:
 #   single stream   a 64-token prompt and 128 generated tokens: `squall bench engine -p 64 -n 128 -r 3 --warmup W`
 #                   against `llama-bench -p 64 -n 128 -r 3` (the same tests: means over repetitions, from an empty
-#                   cache), then a fresh `squall run` without --warmup (cold) against that warm run;
+#                   cache), then a fresh `squall run` without --warmup (cold) against that warm run, once with
+#                   --kernel-warmup-seconds 30 (a warm-up on a miniature of the model first) and once without (run's
+#                   default), each with its first token's time after the process's launch;
 #   16 streams      (STREAMS=1) 128 + 128 tokens each: BatchingTransportBenchmark's concurrency-16 line against
 #                   `llama-batched-bench -npp 128 -ntg 128 -npl 16`, whose end to end is 16·128 tokens over its total time.
 #
@@ -33,10 +35,12 @@ squall_use_jdk25 || exit 1
 
 tokens=$(python3 -c "import random; random.seed(1); print(','.join(str(random.randint(3, 31999)) for _ in range(64)))")
 
-# prints "prefill decode" tokens/s of a fresh squall run without warm-up; $1 = model
+# prints "prefill decode first-token-ms warm-up-ms" of a fresh squall run without --warmup; $1 = model, $2 = kernel
+# warm-up limit in seconds
 squall_cold() {
-  "$root/squall" run --model "$1" --tokens "$tokens" --max-tokens 129 --temperature 0 --json 2>/dev/null \
-    | python3 -c "import json, sys; d = json.load(sys.stdin); print(d['prefill_tokens_per_second'], d['decode_tokens_per_second'])"
+  "$root/squall" run --model "$1" --tokens "$tokens" --max-tokens 129 --temperature 0 --json \
+    --kernel-warmup-seconds "$2" 2>/dev/null | python3 -c "import json, sys; d = json.load(sys.stdin); print(
+      d['prefill_tokens_per_second'], d['decode_tokens_per_second'], d['first_token_after_launch_ms'], d['kernel_warmup_ms'])"
 }
 
 # prints the mean "pp64 tg128" tokens/s of llama-bench's jsonl (or squall bench engine's, the same fields) on stdin
@@ -85,10 +89,13 @@ for round in $(seq "$rounds"); do
   for model in "$@"; do
     read -r s_pp s_tg < <(squall_warm "$model")
     read -r l_pp l_tg < <(llama_warm "$model")
-    read -r c_pp c_tg < <(squall_cold "$model")
+    read -r c_pp c_tg c_first c_warmup < <(squall_cold "$model" 30)
+    read -r n_pp n_tg n_first _ < <(squall_cold "$model" 0)
     echo "$(date +%H:%M) round $round $(basename "$model"): prefill $s_pp vs $l_pp ($(ratio "$s_pp" "$l_pp")x)," \
       "decode $s_tg vs $l_tg ($(ratio "$s_tg" "$l_tg")x); cold prefill $c_pp ($(ratio "$c_pp" "$s_pp") of warm)," \
-      "cold decode $c_tg ($(ratio "$c_tg" "$s_tg") of warm); load $(cut -d' ' -f1 /proc/loadavg)"
+      "cold decode $c_tg ($(ratio "$c_tg" "$s_tg") of warm), first token at $c_first ms (warm-up $c_warmup ms);" \
+      "without the warm-up $n_pp ($(ratio "$n_pp" "$s_pp")), $n_tg ($(ratio "$n_tg" "$s_tg")), first token at $n_first ms;" \
+      "load $(cut -d' ' -f1 /proc/loadavg)"
     if [ "$streams" = 1 ]; then
       read -r s_dec s_e2e < <(squall_streams "$model")
       read -r l_dec l_e2e < <(llama_streams "$model")
