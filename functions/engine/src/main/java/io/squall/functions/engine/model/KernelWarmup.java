@@ -19,16 +19,16 @@ import javax.management.ObjectName;
 
 /**
  * Has HotSpot compile the kernels a model runs before the model serves. Until C2 compiles them, the Vector API kernels
- * run 50–100× slower than compiled (each vector operation a call on a boxed vector): a fresh worker's first 64-token
+ * run 50–100× slower than compiled (each vector operation a call on a boxed vector): a fresh process's first 64-token
  * prompt of the 124.7M model took ~5 s to prefill, 35 times the warm time. This runs a miniature of the model instead:
  * the same architecture, head width and head grouping, the same weight format matrix by matrix, one layer for each
  * combination of formats the model's layers have, but 256 wide (its feed-forward 512), a 512-token vocabulary and
  * random weights, so that the slow runs before compilation are short. Each round prefills two sequences (24 tokens,
- * which take a two-vector panel of the batched tiles and a one-vector remainder, and 5), then runs eight decode steps of the first alone and eight of both together. After a round that
- * made the JIT queue a compilation of the engine's or the kernels' code, the warm-up waits until it is done (on two
- * cores the rounds would otherwise take the compiler threads' time: the warm-up took 4.8–6.0 s, against 3.9–4.9
- * waiting). Rounds repeat until they stop getting faster with nothing left to compile, or the time limit passes. What
- * the warm-up prepared on the executor it releases.
+ * which take a two-vector panel of the batched tiles and a one-vector remainder, and 5), then runs eight decode steps
+ * of the first alone and eight of both together. After a round that made the JIT queue a compilation of the engine's
+ * or the kernels' code, the warm-up waits until it is done (on two cores the rounds would otherwise take the compiler
+ * threads' time: the warm-up took 4.8–6.0 s, against 3.9–4.9 waiting). Rounds repeat until they stop getting faster
+ * with nothing left to compile, or the time limit passes. What the warm-up prepared on the executor it releases.
  *
  * <p>A worker warms up before it registers, so that no request waits on the JIT: the first request's time to first
  * token is then the warm one, and the cost moves into the start-up (docs/BENCHMARKS.md has both).
@@ -50,9 +50,9 @@ public final class KernelWarmup {
     private static final int DECODE_STEPS = 16;
     /**
      * Settled: at least {@link #MIN_ROUNDS} rounds, {@link #STEADY_ROUNDS} since the fastest round last fell below
-     * {@link #GAIN} of the one before, none compiling anything, the last within {@link #SLACK} of the fastest. Ending at
-     * the first quiet queue stopped at rounds 5× slower than warm, the kernels not yet hot enough to be queued; and the
-     * methods a forward pass calls once a layer (the residual add, SiLU) reach C2's 600 calls only after 34 rounds
+     * {@link #GAIN} of the one before, none compiling anything, the last within {@link #SLACK} of the fastest. Ending
+     * at the first quiet queue stopped at rounds 5× slower than warm, the kernels not yet hot enough to be queued; and
+     * the methods a forward pass calls once a layer (the residual add, SiLU) reach C2's 600 calls only after 34 rounds
      * (18 passes a round), without which a 64-token prompt of the 124.7M model still ran at a third of its warm speed.
      */
     private static final int MIN_ROUNDS = 40;
@@ -125,7 +125,8 @@ public final class KernelWarmup {
                     compiled = true;
                     LockSupport.parkNanos(COMPILE_POLL_NANOS);
                 }
-                if (!compiled && rounds >= MIN_ROUNDS && rounds - lastGain >= STEADY_ROUNDS && last <= SLACK * fastest) {
+                boolean steady = rounds >= MIN_ROUNDS && rounds - lastGain >= STEADY_ROUNDS && last <= SLACK * fastest;
+                if (!compiled && steady) {
                     settled = true;
                     break;
                 }
