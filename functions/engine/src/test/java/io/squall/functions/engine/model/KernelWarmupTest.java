@@ -92,7 +92,10 @@ class KernelWarmupTest {
 
     /**
      * A warm-up on the executor that serves the model leaves the model's own prepared weights alone: its logits after
-     * the warm-up are those before (to float32 noise: the JIT may compile a reduction between the two).
+     * the warm-up are those before, to 0.01. Not exactly: the kernels ran interpreted before and compiled after, and
+     * the two sum the lanes of a vector in different orders. Under a K-quant, that can round an activation to the next
+     * 8-bit level: seen 7e-4 off on a QWEN3 Q4_K logit. A copy freed or overwritten by the warm-up would be far off,
+     * on logits of ±1.
      */
     @ParameterizedTest(name = "{0} {1}")
     @CsvSource({"LLAMA, Q4_0, 64", "QWEN2, Q8_0, 64", "QWEN3, Q4_K, 256", "MISTRAL, Q6_K, 256"})
@@ -112,7 +115,7 @@ class KernelWarmupTest {
             assertThat(report.elapsed()).isPositive();
             float[] after = logits(transformer, prompt);
             for (int i = 0; i < before.length; i++) {
-                assertThat(after[i]).as("seed %d, logit %d", seed, i).isCloseTo(before[i], within(1e-4f));
+                assertThat(after[i]).as("seed %d, logit %d", seed, i).isCloseTo(before[i], within(1e-2f));
             }
         }
     }
