@@ -48,6 +48,8 @@ public final class KernelWarmup {
     private static final int LONG_PROMPT = 24;
     private static final int SHORT_PROMPT = 5;
     private static final int DECODE_STEPS = 16;
+    /** The longest sequence a round runs, the miniature's context. */
+    private static final int POSITIONS = LONG_PROMPT + DECODE_STEPS;
     /**
      * Settled: at least {@link #MIN_ROUNDS} rounds, {@link #STEADY_ROUNDS} since the fastest round last fell below
      * {@link #GAIN} of the one before, none compiling anything, the last within {@link #SLACK} of the fastest. Ending
@@ -93,7 +95,7 @@ public final class KernelWarmup {
         long deadline = start + limit.toNanos();
         Miniature miniature = Miniature.of(config, weights);
         Transformer transformer = new Transformer(miniature.config(), miniature.weights(), kernels,
-                LONG_PROMPT + DECODE_STEPS + 1);
+                POSITIONS);
         JitQueue jit = JitQueue.open();
         int[] prompt = new int[LONG_PROMPT];
         for (int i = 0; i < prompt.length; i++) {
@@ -138,8 +140,8 @@ public final class KernelWarmup {
     }
 
     private static void round(Transformer transformer, int[] prompt, float[] logitsA, float[] logitsB) {
-        KvCache a = transformer.newCache(LONG_PROMPT + DECODE_STEPS);
-        KvCache b = transformer.newCache(LONG_PROMPT + DECODE_STEPS);
+        KvCache a = transformer.newCache(POSITIONS);
+        KvCache b = transformer.newCache(POSITIONS);
         transformer.forward(List.of(new ForwardPass.Segment(a, prompt, 0, LONG_PROMPT, logitsA)));
         transformer.forward(List.of(new ForwardPass.Segment(b, prompt, 0, SHORT_PROMPT, logitsB)));
         int[] tokens = {prompt[1], prompt[2]};
@@ -165,7 +167,7 @@ public final class KernelWarmup {
             }
             ModelConfig mini = new ModelConfig(config.architecture(), Math.min(config.dim(), WIDTH), kinds.size(),
                     kvHeads * group, kvHeads, config.headDim(), Math.min(config.ffnDim(), FFN),
-                    Math.min(config.vocabSize(), VOCAB), LONG_PROMPT + DECODE_STEPS + 1, config.rmsEps(),
+                    Math.min(config.vocabSize(), VOCAB), POSITIONS, config.rmsEps(),
                     config.ropeTheta(), config.ropeDim(), config.ropePositionScale());
             SplittableRandom random = new SplittableRandom(mini.dim());
             List<ModelWeights.Layer> layers = new ArrayList<>();
@@ -196,7 +198,8 @@ public final class KernelWarmup {
                             matrix(f.down(), mini.dim(), mini.ffnDim(), random)));
         }
 
-        private static List<GgmlType> formats(ModelWeights.Layer layer) {
+        /** A layer's matrix formats: wq, wk, wv, wo, gate, up, down. */
+        static List<GgmlType> formats(ModelWeights.Layer layer) {
             ModelWeights.Attention a = layer.attention();
             ModelWeights.FeedForward f = layer.feedForward();
             return List.of(a.wq().type(), a.wk().type(), a.wv().type(), a.wo().type(), f.gate().type(),
@@ -220,7 +223,7 @@ public final class KernelWarmup {
         private static float[] gaussian(int n, SplittableRandom random) {
             float[] values = new float[n];
             for (int i = 0; i < n; i++) {
-                values[i] = (float) (random.nextGaussian() * 0.02);
+                values[i] = (float) (random.nextGaussian() * RandomModel.WEIGHT_STD);
             }
             return values;
         }

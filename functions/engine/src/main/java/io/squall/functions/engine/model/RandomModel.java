@@ -22,7 +22,7 @@ import java.util.SplittableRandom;
 public final class RandomModel {
 
     /** Standard deviation of the random weights, as in the reference models. */
-    private static final double WEIGHT_STD = 0.02;
+    static final double WEIGHT_STD = 0.02;
 
     /**
      * What to generate.

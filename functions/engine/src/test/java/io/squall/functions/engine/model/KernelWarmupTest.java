@@ -65,8 +65,8 @@ class KernelWarmupTest {
         assertThat(List.of(mini.dim(), mini.ffnDim(), mini.vocabSize(), mini.layers())).containsExactly(256, 512, 512, 2);
         assertThat(List.of(mini.headDim(), mini.kvHeads(), mini.heads(), mini.qDim())).containsExactly(64, 4, 12, 768);
         assertThat(mini.architecture()).isEqualTo(config.architecture());
-        assertThat(formats(miniature.weights().layers().get(0))).containsExactly(layerFormats[0]);
-        assertThat(formats(miniature.weights().layers().get(1))).containsExactly(layerFormats[1]);
+        assertThat(KernelWarmup.Miniature.formats(miniature.weights().layers().get(0))).containsExactly(layerFormats[0]);
+        assertThat(KernelWarmup.Miniature.formats(miniature.weights().layers().get(1))).containsExactly(layerFormats[1]);
         assertThat(miniature.weights().output().type()).isEqualTo(GgmlType.Q6_K);
         assertThat(miniature.weights().tokenEmbedding().type()).isEqualTo(GgmlType.Q4_K);
         assertThat(miniature.weights().layers().get(0).attention().bias()).isNotNull();
@@ -163,12 +163,5 @@ class KernelWarmupTest {
 
     private static WeightMatrix zeros(GgmlType type, int rows, int cols) {
         return GgmlCodec.encode("w", type, rows, cols, new float[rows * cols]);
-    }
-
-    private static List<GgmlType> formats(ModelWeights.Layer layer) {
-        ModelWeights.Attention a = layer.attention();
-        ModelWeights.FeedForward f = layer.feedForward();
-        return List.of(a.wq().type(), a.wk().type(), a.wv().type(), a.wo().type(), f.gate().type(), f.up().type(),
-                f.down().type());
     }
 }
