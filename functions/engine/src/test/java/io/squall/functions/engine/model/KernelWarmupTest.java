@@ -92,14 +92,14 @@ class KernelWarmupTest {
 
     /**
      * A warm-up on the executor that serves the model leaves the model's own prepared weights alone: its logits after
-     * the warm-up are those before, to 0.01. Not exactly: the kernels ran interpreted before and compiled after, and
-     * the two sum the lanes of a vector in different orders. Under a K-quant, that can round an activation to the next
-     * 8-bit level: seen 7e-4 off on a QWEN3 Q4_K logit. A copy freed or overwritten by the warm-up would be far off,
-     * on logits of ±1.
+     * the warm-up are those before, within the tolerances {@link TransformerTest} gives each format against float64.
+     * Not exactly: the kernels ran interpreted before and compiled after, and the two sum the lanes of a vector in
+     * different orders, which can round an activation to the next 8-bit level. Seen in CI: 7e-4 off on a QWEN3 Q4_K
+     * logit, 0.011 on a MISTRAL Q6_K one. A copy freed or overwritten by the warm-up would be off by the logits' size.
      */
     @ParameterizedTest(name = "{0} {1}")
-    @CsvSource({"LLAMA, Q4_0, 64", "QWEN2, Q8_0, 64", "QWEN3, Q4_K, 256", "MISTRAL, Q6_K, 256"})
-    void warmUpLeavesTheModelsLogitsAlone(Architecture architecture, GgmlType type, int dim) {
+    @CsvSource({"LLAMA, Q4_0, 64, 1e-2", "QWEN2, Q8_0, 64, 1e-2", "QWEN3, Q4_K, 256, 5e-2", "MISTRAL, Q6_K, 256, 5e-2"})
+    void warmUpLeavesTheModelsLogitsAlone(Architecture architecture, GgmlType type, int dim, float tolerance) {
         long seed = System.nanoTime();
         Path file = dir.resolve(architecture + "-" + type + "-" + seed + ".gguf");
         RandomModel.write(new RandomModel.Spec(architecture, new RandomModel.Shape(dim, 2, 4, 2, 2 * dim, 128), type,
@@ -115,7 +115,7 @@ class KernelWarmupTest {
             assertThat(report.elapsed()).isPositive();
             float[] after = logits(transformer, prompt);
             for (int i = 0; i < before.length; i++) {
-                assertThat(after[i]).as("seed %d, logit %d", seed, i).isCloseTo(before[i], within(1e-2f));
+                assertThat(after[i]).as("seed %d, logit %d", seed, i).isCloseTo(before[i], within(tolerance));
             }
         }
     }
