@@ -19,12 +19,12 @@ import java.nio.ByteOrder;
  * A Q4_0 or Q4_K matrix with eight rows interleaved ({@link InterleavedRows}), as llama.cpp repacks them on AVX2
  * ({@code block_q4_0x8}, {@code block_q4_Kx8}): with no horizontal sum, pairing or conversion per row and block. Where
  * the GGML layout took the one-row integer dot ({@link IntDots#q4_0}), 145–150 µs for 2048x768 in cache on one thread,
- * this takes 80–110.
+ * this takes 100–120 (docs/BENCHMARKS.md).
  *
  * <p>Layout, for each group of {@link #ROWS} rows (the last padded with zero rows), for each 32-element block: the eight
  * rows' scales as float32 (32 bytes), then four chunks of 32 bytes, chunk {@code c} holding elements {@code 8c .. 8c+7}
- * of the block as one little-endian int per row, element {@code 8c + j} in bits {@code 4j .. 4j+3} as the signed
- * nibble {@code n − 8} (two's complement, 4 bits); a Q4_K block (one of its super-block's eight sub-blocks) then has
+ * of the block as one little-endian int per row, element {@code 8c + j} in bits {@code 4j .. 4j+3} as its nibble
+ * {@code n} (0..15); a Q4_K block (one of its super-block's eight sub-blocks) then has
  * the eight rows' offsets as float32. Read as sixteen 16-bit lanes, lane {@code 2r} of a chunk holds row {@code r}'s
  * elements {@code 8c .. 8c+3} and lane {@code 2r+1} its {@code 8c+4 .. 8c+7}; so step {@code i} of a chunk multiplies
  * every row by one broadcast pair of activations {@code (x[8c+i], x[8c+4+i])} ({@link
@@ -38,8 +38,12 @@ import java.nio.ByteOrder;
  * per 32 elements instead, the one-token logits of held-out Q4_K_M and Q4_K_S models were up to 0.04 off llama.cpp's
  * where they had matched to four decimals.
  *
- * <p>Products are exact: |level| ≤ 8 and |activation| ≤ 127, so a lane's 16 products of a block fit 16 bits and so do a
- * row's 32. Each row then adds {@code float(Σ)·(f·d_x)} per block by one fused multiply-add, llama.cpp's
+ * <p>Products are exact: {@code n ≤ 15} and |activation| ≤ 127, so a lane's 16 products of a block sum within ±30,480,
+ * in 16 bits. Each field is pulled out of its 16-bit lanes by a shift of the ints that hold two lanes and a mask: C2
+ * shifts ints by an immediate, where it moves a 16-bit shift's count into a vector register at every use (16 {@code
+ * vmovd} a chunk, one thread 140–160 µs for 2048x768 in cache against 100–120 now). A row's two lanes are then added
+ * as ints, less the block's {@code 8·Σq_x} ({@link QuantizedActivations#nibbleOffsetSums}), which leaves the exact
+ * integer {@code Σ(n − 8)·q_x}. Each row then adds {@code float(Σ)·(f·d_x)} per block by one fused multiply-add, llama.cpp's
  * {@code ggml_gemv_q4_0_8x8_q8_0} order, so the Q4_0 sums are that kernel's to the bit.
  */
 final class InterleavedNibbles extends InterleavedRows {
@@ -50,6 +54,8 @@ final class InterleavedNibbles extends InterleavedRows {
     private static final VectorSpecies<Float> F8 = FloatVector.SPECIES_256;
     private static final ValueLayout.OfInt LE_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(LE);
     private static final int BLOCK = 32;
+    /** The low nibble of each 16-bit lane of an int. */
+    private static final int NIBBLES = 0x000F_000F;
     private static final int CHUNKS = 4;
     private static final int SCALE_BYTES = ROWS * Float.BYTES;
     private static final int CHUNK_BYTES = ROWS * Integer.BYTES;
@@ -118,14 +124,14 @@ final class InterleavedNibbles extends InterleavedRows {
         int tileInts = Q4_0_TILE_BYTES / Integer.BYTES;
         for (int b = 0, tile = 0, o = 0; b < blocks; b++, tile += tileInts, o += Q4_0Codec.BLOCK_BYTES) {
             group[tile + lane] = Float.floatToRawIntBits(half(row, o));
-            // GGML: byte j holds element j (low nibble) and element j + 16 (high); n − 8 as 4 bits is n ^ 8
+            // GGML: byte j holds element j (low nibble) and element j + 16 (high)
             long first8 = littleEndianLong(row, o + Q4_0Codec.QS_OFFSET);
             long second8 = littleEndianLong(row, o + Q4_0Codec.QS_OFFSET + 8);
             int words = tile + ROWS + lane;
-            group[words] = lowNibbles(first8) ^ 0x88888888;
-            group[words + ROWS] = lowNibbles(second8) ^ 0x88888888;
-            group[words + 2 * ROWS] = lowNibbles(first8 >>> 4) ^ 0x88888888;
-            group[words + 3 * ROWS] = lowNibbles(second8 >>> 4) ^ 0x88888888;
+            group[words] = lowNibbles(first8);
+            group[words + ROWS] = lowNibbles(second8);
+            group[words + 2 * ROWS] = lowNibbles(first8 >>> 4);
+            group[words + 3 * ROWS] = lowNibbles(second8 >>> 4);
         }
     }
 
@@ -156,7 +162,7 @@ final class InterleavedNibbles extends InterleavedRows {
                 int qs = o + Q4_KCodec.QS_OFFSET + 32 * (s / 2);
                 int shift = 4 * (s % 2);
                 for (int c = 0; c < CHUNKS; c++) {
-                    group[tile + ROWS + c * ROWS + lane] = lowNibbles(littleEndianLong(row, qs + 8 * c) >>> shift) ^ 0x88888888;
+                    group[tile + ROWS + c * ROWS + lane] = lowNibbles(littleEndianLong(row, qs + 8 * c) >>> shift);
                 }
             }
         }
@@ -189,7 +195,8 @@ final class InterleavedNibbles extends InterleavedRows {
      */
     @Override
     void multiply(QuantizedActivations a, float[] out, int k) {
-        fourGroups(data, groupBytes, tileBytes, blocks, offsets, a.chunkPairs, a.blockScales, a.scaledBlockSums, out, rows, k,
+        fourGroups(data, groupBytes, tileBytes, blocks, offsets, a.chunkPairs, a.blockScales, a.scaledBlockSums,
+                a.nibbleOffsetSums, out, rows, k,
                 group(k, 1), group(k, 2), group(k, 3));
     }
 
@@ -199,7 +206,7 @@ final class InterleavedNibbles extends InterleavedRows {
      * row also adds its block's offset times {@code xs}, the activation block's {@code d_x·Σq}.
      */
     private static void fourGroups(MemorySegment data, long groupBytes, int tileBytes, int blocks, boolean offsets,
-                                   int[] pairs, float[] xd, float[] xs, float[] out, int rows,
+                                   int[] pairs, float[] xd, float[] xs, int[] xo, float[] out, int rows,
                                    int g0, int g1, int g2, int g3) {
         FloatVector acc0 = FloatVector.zero(F8);
         FloatVector acc1 = acc0;
@@ -212,7 +219,7 @@ final class InterleavedNibbles extends InterleavedRows {
         for (int b = 0; b < blocks; b++) {
             long tile = (long) b * tileBytes;
             int p = b * CHUNKS * 4 * ROWS;
-            // 16-bit sums: at most 16 products of 8·127 a lane
+            // 16-bit sums: at most 16 products of 15·127 a lane
             ShortVector sum0 = ShortVector.zero(S16);
             ShortVector sum1 = sum0;
             ShortVector sum2 = sum0;
@@ -221,49 +228,54 @@ final class InterleavedNibbles extends InterleavedRows {
                 // written out with the Vector API's own methods only: C2 inlines those whatever the method's size,
                 // where helpers of ours past its node budget would stay calls on boxed vectors
                 long at = tile + (long) c * CHUNK_BYTES;
-                ShortVector w0 = ShortVector.fromMemorySegment(S16, data, base0 + at, LE);
-                ShortVector w1 = ShortVector.fromMemorySegment(S16, data, base1 + at, LE);
-                ShortVector w2 = ShortVector.fromMemorySegment(S16, data, base2 + at, LE);
-                ShortVector w3 = ShortVector.fromMemorySegment(S16, data, base3 + at, LE);
-                // each field shifted to the top of its lane (a multiply by a constant: C2 keeps no shift count in
-                // a register for it) and back down by an arithmetic shift
+                IntVector w0 = IntVector.fromMemorySegment(I8, data, base0 + at, LE);
+                IntVector w1 = IntVector.fromMemorySegment(I8, data, base1 + at, LE);
+                IntVector w2 = IntVector.fromMemorySegment(I8, data, base2 + at, LE);
+                IntVector w3 = IntVector.fromMemorySegment(I8, data, base3 + at, LE);
+                // each 16-bit lane's field j shifted down as two lanes of an int (an immediate shift; a 16-bit shift
+                // moves its count into a vector register at every use) and masked
                 ShortVector x = IntVector.fromArray(I8, pairs, p).reinterpretAsShorts();
-                sum0 = sum0.add(w0.mul((short) 4096).lanewise(VectorOperators.ASHR, 12).mul(x));
-                sum1 = sum1.add(w1.mul((short) 4096).lanewise(VectorOperators.ASHR, 12).mul(x));
-                sum2 = sum2.add(w2.mul((short) 4096).lanewise(VectorOperators.ASHR, 12).mul(x));
-                sum3 = sum3.add(w3.mul((short) 4096).lanewise(VectorOperators.ASHR, 12).mul(x));
+                sum0 = sum0.add(w0.and(NIBBLES).reinterpretAsShorts().mul(x));
+                sum1 = sum1.add(w1.and(NIBBLES).reinterpretAsShorts().mul(x));
+                sum2 = sum2.add(w2.and(NIBBLES).reinterpretAsShorts().mul(x));
+                sum3 = sum3.add(w3.and(NIBBLES).reinterpretAsShorts().mul(x));
                 x = IntVector.fromArray(I8, pairs, p + ROWS).reinterpretAsShorts();
-                sum0 = sum0.add(w0.mul((short) 256).lanewise(VectorOperators.ASHR, 12).mul(x));
-                sum1 = sum1.add(w1.mul((short) 256).lanewise(VectorOperators.ASHR, 12).mul(x));
-                sum2 = sum2.add(w2.mul((short) 256).lanewise(VectorOperators.ASHR, 12).mul(x));
-                sum3 = sum3.add(w3.mul((short) 256).lanewise(VectorOperators.ASHR, 12).mul(x));
+                sum0 = sum0.add(w0.lanewise(VectorOperators.LSHR, 4).and(NIBBLES).reinterpretAsShorts().mul(x));
+                sum1 = sum1.add(w1.lanewise(VectorOperators.LSHR, 4).and(NIBBLES).reinterpretAsShorts().mul(x));
+                sum2 = sum2.add(w2.lanewise(VectorOperators.LSHR, 4).and(NIBBLES).reinterpretAsShorts().mul(x));
+                sum3 = sum3.add(w3.lanewise(VectorOperators.LSHR, 4).and(NIBBLES).reinterpretAsShorts().mul(x));
                 x = IntVector.fromArray(I8, pairs, p + 2 * ROWS).reinterpretAsShorts();
-                sum0 = sum0.add(w0.mul((short) 16).lanewise(VectorOperators.ASHR, 12).mul(x));
-                sum1 = sum1.add(w1.mul((short) 16).lanewise(VectorOperators.ASHR, 12).mul(x));
-                sum2 = sum2.add(w2.mul((short) 16).lanewise(VectorOperators.ASHR, 12).mul(x));
-                sum3 = sum3.add(w3.mul((short) 16).lanewise(VectorOperators.ASHR, 12).mul(x));
+                sum0 = sum0.add(w0.lanewise(VectorOperators.LSHR, 8).and(NIBBLES).reinterpretAsShorts().mul(x));
+                sum1 = sum1.add(w1.lanewise(VectorOperators.LSHR, 8).and(NIBBLES).reinterpretAsShorts().mul(x));
+                sum2 = sum2.add(w2.lanewise(VectorOperators.LSHR, 8).and(NIBBLES).reinterpretAsShorts().mul(x));
+                sum3 = sum3.add(w3.lanewise(VectorOperators.LSHR, 8).and(NIBBLES).reinterpretAsShorts().mul(x));
                 x = IntVector.fromArray(I8, pairs, p + 3 * ROWS).reinterpretAsShorts();
-                sum0 = sum0.add(w0.lanewise(VectorOperators.ASHR, 12).mul(x));
-                sum1 = sum1.add(w1.lanewise(VectorOperators.ASHR, 12).mul(x));
-                sum2 = sum2.add(w2.lanewise(VectorOperators.ASHR, 12).mul(x));
-                sum3 = sum3.add(w3.lanewise(VectorOperators.ASHR, 12).mul(x));
+                sum0 = sum0.add(w0.lanewise(VectorOperators.LSHR, 12).and(NIBBLES).reinterpretAsShorts().mul(x));
+                sum1 = sum1.add(w1.lanewise(VectorOperators.LSHR, 12).and(NIBBLES).reinterpretAsShorts().mul(x));
+                sum2 = sum2.add(w2.lanewise(VectorOperators.LSHR, 12).and(NIBBLES).reinterpretAsShorts().mul(x));
+                sum3 = sum3.add(w3.lanewise(VectorOperators.LSHR, 12).and(NIBBLES).reinterpretAsShorts().mul(x));
             }
             // lanes 2r and 2r+1 summed into int lane r (each row's exact block sum), then scaled by d_w·d_x
             float dx = xd[b];
+            IntVector offset = IntVector.broadcast(I8, xo[b]);
             IntVector v = sum0.reinterpretAsInts();
-            v = v.add(v.lanewise(VectorOperators.LSHL, 16)).lanewise(VectorOperators.ASHR, 16);
+            v = v.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16)
+                    .add(v.lanewise(VectorOperators.ASHR, 16)).sub(offset);
             acc0 = ((FloatVector) v.convert(VectorOperators.I2F, 0))
                     .fma(FloatVector.fromMemorySegment(F8, data, base0 + tile - SCALE_BYTES, LE).mul(dx), acc0);
             v = sum1.reinterpretAsInts();
-            v = v.add(v.lanewise(VectorOperators.LSHL, 16)).lanewise(VectorOperators.ASHR, 16);
+            v = v.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16)
+                    .add(v.lanewise(VectorOperators.ASHR, 16)).sub(offset);
             acc1 = ((FloatVector) v.convert(VectorOperators.I2F, 0))
                     .fma(FloatVector.fromMemorySegment(F8, data, base1 + tile - SCALE_BYTES, LE).mul(dx), acc1);
             v = sum2.reinterpretAsInts();
-            v = v.add(v.lanewise(VectorOperators.LSHL, 16)).lanewise(VectorOperators.ASHR, 16);
+            v = v.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16)
+                    .add(v.lanewise(VectorOperators.ASHR, 16)).sub(offset);
             acc2 = ((FloatVector) v.convert(VectorOperators.I2F, 0))
                     .fma(FloatVector.fromMemorySegment(F8, data, base2 + tile - SCALE_BYTES, LE).mul(dx), acc2);
             v = sum3.reinterpretAsInts();
-            v = v.add(v.lanewise(VectorOperators.LSHL, 16)).lanewise(VectorOperators.ASHR, 16);
+            v = v.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16)
+                    .add(v.lanewise(VectorOperators.ASHR, 16)).sub(offset);
             acc3 = ((FloatVector) v.convert(VectorOperators.I2F, 0))
                     .fma(FloatVector.fromMemorySegment(F8, data, base3 + tile - SCALE_BYTES, LE).mul(dx), acc3);
             if (offsets) {

@@ -94,6 +94,11 @@ final class QuantizedActivations {
     float[] blockScales = new float[0];
     /** For {@link InterleavedNibbles}' offsets, per 32 elements: {@code d·Σq}. Made by {@link #chunkPairs(int)}. */
     float[] scaledBlockSums = new float[0];
+    /**
+     * For {@link InterleavedNibbles}, per 32 elements: {@code 8·Σq}, what the nibbles' offset of 8 takes off a sum of
+     * products over unsigned nibbles. Made by {@link #chunkPairs(int)}.
+     */
+    int[] nibbleOffsetSums = new int[0];
     /** {@code d·q} per element, the rounded activations as floats. */
     float[] dequantized = new float[0];
     /**
@@ -179,7 +184,8 @@ final class QuantizedActivations {
     }
 
     /**
-     * Fills {@link #chunkPairs}, {@link #blockScales} and {@link #scaledBlockSums} from the levels of the first
+     * Fills {@link #chunkPairs}, {@link #blockScales}, {@link #scaledBlockSums} and {@link #nibbleOffsetSums} from the
+     * levels of the first
      * {@code n} elements (whole blocks) of the last {@link #quantize}.
      */
     void chunkPairs(int n) {
@@ -188,6 +194,7 @@ final class QuantizedActivations {
             chunkPairs = new int[q.length / 2 * lanes];
             blockScales = new float[q.length / 32];
             scaledBlockSums = new float[q.length / 32];
+            nibbleOffsetSums = new int[q.length / 32];
         }
         for (int k = 0, p = 0; k < n; k += 8) {
             for (int i = 0; i < 4; i++, p += lanes) {
@@ -195,8 +202,10 @@ final class QuantizedActivations {
             }
         }
         for (int b = 0; b < n / 32; b++) {
+            int levels = scheme == Scheme.Q8_K ? subBlockSums[b] : levelSum(32 * b, 32);
             blockScales[b] = d[b * 32 / scheme.block];
-            scaledBlockSums[b] = blockScales[b] * (scheme == Scheme.Q8_K ? subBlockSums[b] : levelSum(32 * b, 32));
+            scaledBlockSums[b] = blockScales[b] * levels;
+            nibbleOffsetSums[b] = 8 * levels;
         }
     }
 

@@ -12,9 +12,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
@@ -60,6 +62,33 @@ class InterleavedRowsTest {
         }
     }
 
+    /**
+     * The widest sums the 16-bit lanes hold: every nibble 15 against activations all at +127 or all at −127, a lane's
+     * 16 products summing to ±30,480.
+     */
+    @ParameterizedTest(name = "activations {0}")
+    @ValueSource(floats = {1f, -1f})
+    void extremeNibblesAndActivationsStayExact(float activation) {
+        int cols = 32 * 3;
+        WeightMatrix w = data.randomBlocks(GgmlType.Q4_0, 11, cols);
+        for (long block = 0; block < w.data().byteSize(); block += Q4_0Codec.BLOCK_BYTES) {
+            for (int j = 0; j < 16; j++) {
+                w.data().set(ValueLayout.JAVA_BYTE, block + Q4_0Codec.QS_OFFSET + j, (byte) 0xFF);
+            }
+        }
+        QuantizedActivations x = new QuantizedActivations(QuantizedActivations.Scheme.Q8_0);
+        float[] values = new float[cols];
+        Arrays.fill(values, activation);
+        x.quantize(values, cols, true);
+        x.chunkPairs(cols);
+        assertThat(x.q[0]).isEqualTo((short) Math.round(127 * activation));
+        float[] out = product(w, x);
+        for (int r = 0; r < w.rows(); r++) {
+            assertThat(Float.floatToRawIntBits(out[r])).as("seed %d, row %d: %s", data.seed, r, out[r])
+                    .isEqualTo(Float.floatToRawIntBits(gemv(w, r, x)));
+        }
+    }
+
     private QuantizedActivations activations(QuantizedActivations.Scheme scheme, int cols) {
         QuantizedActivations x = new QuantizedActivations(scheme);
         x.quantize(data.floats(cols, 3), cols, true);
@@ -71,7 +100,7 @@ class InterleavedRowsTest {
     private static float[] product(WeightMatrix w, QuantizedActivations x) {
         int rows = w.rows();
         float[] out = new float[rows];
-        java.util.Arrays.fill(out, Float.NaN);
+        Arrays.fill(out, Float.NaN);
         try (Arena arena = Arena.ofShared()) {
             InterleavedRows copy = filled(w, arena);
             for (int k = 0; k < copy.chunks(); k++) {
