@@ -16,9 +16,9 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 
 /**
- * A Q6_K matrix with eight rows interleaved ({@link InterleavedRows}), each level {@code q − 32} as a signed byte: the
- * one-row product pulls a byte out of a 16-bit lane with one or two shifts, where unpacking the six bits from the
- * GGML layout's two planes took ten operations per 16 levels.
+ * A Q6_K matrix with eight rows interleaved ({@link InterleavedRows}), each level {@code q} (0..63) as a byte: the
+ * one-row product pulls a byte out of a 16-bit lane with a shift of the ints that hold two lanes and a mask, where
+ * unpacking the six bits from the GGML layout's two planes took ten operations per 16 levels.
  *
  * <p>Layout, for each group of {@link #ROWS} rows (the last padded with zero rows), for each 256-element super-block:
  * the eight rows' {@code d} as float32 (32 bytes); the sixteen 16-element sub-blocks' scales, eight bytes (one a row)
@@ -28,9 +28,12 @@ import java.nio.ByteOrder;
  * one broadcast pair of activations {@code (x[i], x[4+i])} and its high bytes with the next ({@link
  * QuantizedActivations#chunkPairs}). 8.6 bits a weight, where Q6_K's are 6.6.
  *
- * <p>Integer sums are exact, as llama.cpp's: a lane's eight products of a sub-block stay within 8·32·127 in 16 bits,
- * each row's sub-block sum is widened to an int and multiplied by its scale, and a super-block's sum turns float once,
- * times {@code d·d_x}. The activations are Q8_K, llama.cpp's for Q6_K.
+ * <p>Integer sums are exact, as llama.cpp's. A chunk's low bytes and its high bytes are summed apart, so a 16-bit lane
+ * holds four products of a sub-block, within 4·63·128. Each row's four lane sums are widened to an int, less the
+ * sub-block's {@code 32·Σq_x} ({@link QuantizedActivations#levelOffsetSums}), which leaves {@code Σ(q − 32)·q_x}; that
+ * is multiplied by the sub-block's scale, and a super-block's sum turns float once, times {@code d·d_x}. The
+ * activations are Q8_K, llama.cpp's for Q6_K. With signed levels and one sum a lane, each byte took a 16-bit shift,
+ * whose count C2 moves into a vector register at every use.
  */
 final class InterleavedBytes extends InterleavedRows {
 
@@ -41,6 +44,8 @@ final class InterleavedBytes extends InterleavedRows {
     private static final VectorSpecies<Byte> B8 = ByteVector.SPECIES_64;
     private static final ValueLayout.OfInt LE_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(LE);
     private static final int SUB_BLOCKS = 16;
+    /** The low byte of each 16-bit lane of an int. */
+    private static final int LOW_BYTES = 0x00FF_00FF;
     private static final int CHUNK_BYTES = ROWS * Integer.BYTES;
     private static final int D_BYTES = ROWS * Float.BYTES;
     private static final int SCALES_BYTES = SUB_BLOCKS * ROWS;
@@ -102,7 +107,7 @@ final class InterleavedBytes extends InterleavedRows {
         }
     }
 
-    /** The 256 levels {@code q − 32} of the super-block at {@code o} of {@code row}, as ggml's dequantize_row_q6_K reads them. */
+    /** The 256 levels {@code q} (0..63) of the super-block at {@code o} of {@code row}, as ggml's dequantize_row_q6_K reads them. */
     private static void levels(byte[] row, int o, byte[] levels) {
         for (int n = 0; n < 2; n++) {
             int ql = o + 64 * n;
@@ -111,10 +116,10 @@ final class InterleavedBytes extends InterleavedRows {
                 int low0 = row[ql + l] & 0xFF;
                 int low32 = row[ql + l + 32] & 0xFF;
                 int high = row[qh + l] & 0xFF;
-                levels[128 * n + l] = (byte) ((low0 & 0x0F | (high & 3) << 4) - 32);
-                levels[128 * n + l + 32] = (byte) ((low32 & 0x0F | (high >>> 2 & 3) << 4) - 32);
-                levels[128 * n + l + 64] = (byte) ((low0 >>> 4 | (high >>> 4 & 3) << 4) - 32);
-                levels[128 * n + l + 96] = (byte) ((low32 >>> 4 | (high >>> 6 & 3) << 4) - 32);
+                levels[128 * n + l] = (byte) ((low0 & 0x0F | (high & 3) << 4));
+                levels[128 * n + l + 32] = (byte) ((low32 & 0x0F | (high >>> 2 & 3) << 4));
+                levels[128 * n + l + 64] = (byte) ((low0 >>> 4 | (high >>> 4 & 3) << 4));
+                levels[128 * n + l + 96] = (byte) ((low32 >>> 4 | (high >>> 6 & 3) << 4));
             }
         }
     }
@@ -128,12 +133,13 @@ final class InterleavedBytes extends InterleavedRows {
 
     @Override
     void multiply(QuantizedActivations a, float[] out, int k) {
-        fourGroups(data, groupBytes, blocks, a.chunkPairs, a.d, out, rows, k, group(k, 1), group(k, 2), group(k, 3));
+        fourGroups(data, groupBytes, blocks, a.chunkPairs, a.d, a.levelOffsetSums, out, rows, k, group(k, 1), group(k, 2),
+                group(k, 3));
     }
 
     /** The sums of groups {@code g0 .. g3} into {@code out}, as {@link InterleavedNibbles}' are. */
     private static void fourGroups(MemorySegment data, long groupBytes, int blocks, int[] pairs, float[] xd,
-                                   float[] out, int rows, int g0, int g1, int g2, int g3) {
+                                   int[] xo, float[] out, int rows, int g0, int g1, int g2, int g3) {
         FloatVector acc0 = FloatVector.zero(F8);
         FloatVector acc1 = acc0;
         FloatVector acc2 = acc0;
@@ -150,48 +156,68 @@ final class InterleavedBytes extends InterleavedRows {
             IntVector int3 = int0;
             int p = b * (Q6_KCodec.BLOCK_SIZE / 2) * ROWS;
             for (int s = 0; s < SUB_BLOCKS; s++) {
-                ShortVector sum0 = ShortVector.zero(S16);
-                ShortVector sum1 = sum0;
-                ShortVector sum2 = sum0;
-                ShortVector sum3 = sum0;
-                // chunk c: its low bytes with pair 2c of the chunk's eight elements, its high bytes with pair 2c + 1
+                // a chunk's low bytes and its high bytes summed apart: four products of 63·127 a lane each
+                ShortVector low0 = ShortVector.zero(S16);
+                ShortVector low1 = low0;
+                ShortVector low2 = low0;
+                ShortVector low3 = low0;
+                ShortVector high0 = low0;
+                ShortVector high1 = low0;
+                ShortVector high2 = low0;
+                ShortVector high3 = low0;
+                // chunk c: its low bytes with pair 2c of the chunk's eight elements, its high bytes with pair 2c + 1;
+                // a byte comes out of its 16-bit lanes by an int shift (an immediate) and a mask
                 for (int c = 0; c < 4; c++, p += 2 * ROWS) {
                     long at = tile + D_BYTES + SCALES_BYTES + (long) (4 * s + c) * CHUNK_BYTES;
-                    ShortVector w0 = ShortVector.fromMemorySegment(S16, data, base0 + at, LE);
-                    ShortVector w1 = ShortVector.fromMemorySegment(S16, data, base1 + at, LE);
-                    ShortVector w2 = ShortVector.fromMemorySegment(S16, data, base2 + at, LE);
-                    ShortVector w3 = ShortVector.fromMemorySegment(S16, data, base3 + at, LE);
+                    IntVector w0 = IntVector.fromMemorySegment(I8, data, base0 + at, LE);
+                    IntVector w1 = IntVector.fromMemorySegment(I8, data, base1 + at, LE);
+                    IntVector w2 = IntVector.fromMemorySegment(I8, data, base2 + at, LE);
+                    IntVector w3 = IntVector.fromMemorySegment(I8, data, base3 + at, LE);
                     ShortVector x = IntVector.fromArray(I8, pairs, p).reinterpretAsShorts();
-                    sum0 = sum0.add(w0.mul((short) 256).lanewise(VectorOperators.ASHR, 8).mul(x));
-                    sum1 = sum1.add(w1.mul((short) 256).lanewise(VectorOperators.ASHR, 8).mul(x));
-                    sum2 = sum2.add(w2.mul((short) 256).lanewise(VectorOperators.ASHR, 8).mul(x));
-                    sum3 = sum3.add(w3.mul((short) 256).lanewise(VectorOperators.ASHR, 8).mul(x));
+                    low0 = low0.add(w0.and(LOW_BYTES).reinterpretAsShorts().mul(x));
+                    low1 = low1.add(w1.and(LOW_BYTES).reinterpretAsShorts().mul(x));
+                    low2 = low2.add(w2.and(LOW_BYTES).reinterpretAsShorts().mul(x));
+                    low3 = low3.add(w3.and(LOW_BYTES).reinterpretAsShorts().mul(x));
                     x = IntVector.fromArray(I8, pairs, p + ROWS).reinterpretAsShorts();
-                    sum0 = sum0.add(w0.lanewise(VectorOperators.ASHR, 8).mul(x));
-                    sum1 = sum1.add(w1.lanewise(VectorOperators.ASHR, 8).mul(x));
-                    sum2 = sum2.add(w2.lanewise(VectorOperators.ASHR, 8).mul(x));
-                    sum3 = sum3.add(w3.lanewise(VectorOperators.ASHR, 8).mul(x));
+                    high0 = high0.add(w0.lanewise(VectorOperators.LSHR, 8).and(LOW_BYTES).reinterpretAsShorts().mul(x));
+                    high1 = high1.add(w1.lanewise(VectorOperators.LSHR, 8).and(LOW_BYTES).reinterpretAsShorts().mul(x));
+                    high2 = high2.add(w2.lanewise(VectorOperators.LSHR, 8).and(LOW_BYTES).reinterpretAsShorts().mul(x));
+                    high3 = high3.add(w3.lanewise(VectorOperators.LSHR, 8).and(LOW_BYTES).reinterpretAsShorts().mul(x));
                 }
-                // lanes 2r and 2r+1 (up to 32512 each) into int lane r, times the row's scale
+                // the four 16-bit sums of row r (lanes 2r and 2r+1 of both) into int lane r, less 32·Σq of the
+                // sub-block: Σ(q − 32)·q_x, times the row's scale
                 long scales = tile + D_BYTES + (long) s * ROWS;
-                IntVector v = sum0.reinterpretAsInts();
-                int0 = int0.add(v.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16)
-                        .add(v.lanewise(VectorOperators.ASHR, 16))
+                IntVector offset = IntVector.broadcast(I8, xo[16 * b + s]);
+                IntVector l0 = low0.reinterpretAsInts();
+                IntVector h0 = high0.reinterpretAsInts();
+                int0 = int0.add(l0.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16)
+                        .add(l0.lanewise(VectorOperators.ASHR, 16))
+                        .add(h0.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16))
+                        .add(h0.lanewise(VectorOperators.ASHR, 16)).sub(offset)
                         .mul((IntVector) ByteVector.fromMemorySegment(B8, data, base0 + scales, LE)
                                 .convertShape(VectorOperators.B2I, I8, 0)));
-                v = sum1.reinterpretAsInts();
-                int1 = int1.add(v.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16)
-                        .add(v.lanewise(VectorOperators.ASHR, 16))
+                IntVector l1 = low1.reinterpretAsInts();
+                IntVector h1 = high1.reinterpretAsInts();
+                int1 = int1.add(l1.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16)
+                        .add(l1.lanewise(VectorOperators.ASHR, 16))
+                        .add(h1.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16))
+                        .add(h1.lanewise(VectorOperators.ASHR, 16)).sub(offset)
                         .mul((IntVector) ByteVector.fromMemorySegment(B8, data, base1 + scales, LE)
                                 .convertShape(VectorOperators.B2I, I8, 0)));
-                v = sum2.reinterpretAsInts();
-                int2 = int2.add(v.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16)
-                        .add(v.lanewise(VectorOperators.ASHR, 16))
+                IntVector l2 = low2.reinterpretAsInts();
+                IntVector h2 = high2.reinterpretAsInts();
+                int2 = int2.add(l2.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16)
+                        .add(l2.lanewise(VectorOperators.ASHR, 16))
+                        .add(h2.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16))
+                        .add(h2.lanewise(VectorOperators.ASHR, 16)).sub(offset)
                         .mul((IntVector) ByteVector.fromMemorySegment(B8, data, base2 + scales, LE)
                                 .convertShape(VectorOperators.B2I, I8, 0)));
-                v = sum3.reinterpretAsInts();
-                int3 = int3.add(v.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16)
-                        .add(v.lanewise(VectorOperators.ASHR, 16))
+                IntVector l3 = low3.reinterpretAsInts();
+                IntVector h3 = high3.reinterpretAsInts();
+                int3 = int3.add(l3.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16)
+                        .add(l3.lanewise(VectorOperators.ASHR, 16))
+                        .add(h3.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16))
+                        .add(h3.lanewise(VectorOperators.ASHR, 16)).sub(offset)
                         .mul((IntVector) ByteVector.fromMemorySegment(B8, data, base3 + scales, LE)
                                 .convertShape(VectorOperators.B2I, I8, 0)));
             }

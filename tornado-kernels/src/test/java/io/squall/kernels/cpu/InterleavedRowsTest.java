@@ -12,7 +12,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.junit.jupiter.params.provider.ValueSource;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.ValueLayout;
@@ -62,30 +61,39 @@ class InterleavedRowsTest {
         }
     }
 
+    static Stream<Arguments> extremes() {
+        return Stream.of(GgmlType.Q4_0, GgmlType.Q6_K).flatMap(type -> Stream.of(1f, -1f).map(x -> Arguments.of(type, x)));
+    }
+
     /**
-     * The widest sums the 16-bit lanes hold: every nibble 15 against activations all at +127 or all at −127, a lane's
-     * 16 products summing to ±30,480.
+     * The widest sums the 16-bit lanes hold: every level at its top (Q4_0's nibble 15, Q6_K's 63) against activations
+     * all at one end of their range (Q8_K rounds a row of equal values to −127), a lane's products summing to ±30,480
+     * (16 of 15·127) and ±32,004 (4 of 63·127).
      */
-    @ParameterizedTest(name = "activations {0}")
-    @ValueSource(floats = {1f, -1f})
-    void extremeNibblesAndActivationsStayExact(float activation) {
-        int cols = 32 * 3;
-        WeightMatrix w = data.randomBlocks(GgmlType.Q4_0, 11, cols);
-        for (long block = 0; block < w.data().byteSize(); block += Q4_0Codec.BLOCK_BYTES) {
-            for (int j = 0; j < 16; j++) {
-                w.data().set(ValueLayout.JAVA_BYTE, block + Q4_0Codec.QS_OFFSET + j, (byte) 0xFF);
+    @ParameterizedTest(name = "{0}, activations {1}")
+    @MethodSource("extremes")
+    void extremeLevelsAndActivationsStayExact(GgmlType type, float activation) {
+        int cols = type == GgmlType.Q4_0 ? 32 * 3 : 256 * 2;
+        WeightMatrix w = data.randomBlocks(type, 11, cols);
+        // Q4_0's 16 bytes of nibbles; Q6_K's 128 bytes of low bits and 64 of high bits
+        int first = type == GgmlType.Q4_0 ? Q4_0Codec.QS_OFFSET : 0;
+        int end = type == GgmlType.Q4_0 ? Q4_0Codec.QS_OFFSET + 16 : Q6_KCodec.QH_OFFSET + 64;
+        for (long block = 0; block < w.data().byteSize(); block += type.blockBytes()) {
+            for (int j = first; j < end; j++) {
+                w.data().set(ValueLayout.JAVA_BYTE, block + j, (byte) 0xFF);
             }
         }
-        QuantizedActivations x = new QuantizedActivations(QuantizedActivations.Scheme.Q8_0);
+        QuantizedActivations x = new QuantizedActivations(QuantizedActivations.Scheme.of(type));
         float[] values = new float[cols];
         Arrays.fill(values, activation);
         x.quantize(values, cols, true);
         x.chunkPairs(cols);
-        assertThat(x.q[0]).isEqualTo((short) Math.round(127 * activation));
+        assertThat(Math.abs(x.q[0])).as("the activations at the end of their range").isGreaterThanOrEqualTo(127);
         float[] out = product(w, x);
         for (int r = 0; r < w.rows(); r++) {
+            float expected = type == GgmlType.Q4_0 ? gemv(w, r, x) : q6_KSum(w, r, x);
             assertThat(Float.floatToRawIntBits(out[r])).as("seed %d, row %d: %s", data.seed, r, out[r])
-                    .isEqualTo(Float.floatToRawIntBits(gemv(w, r, x)));
+                    .isEqualTo(Float.floatToRawIntBits(expected));
         }
     }
 
