@@ -104,7 +104,8 @@ final class RunCommand implements Callable<Integer> {
             }
             Transformer transformer = new Transformer(loaded.config(), loaded.weights(), kernels,
                     (int) Math.min(Integer.MAX_VALUE, (long) prompt.length + maxTokens + 1));
-            long warmupMillis = KernelWarmup.run(loaded.config(), loaded.weights(), kernels, warmupLimit).elapsed().toMillis();
+            long warmupMillis = KernelWarmup.run(loaded.config(), loaded.weights(), kernels, warmupLimit)
+                    .elapsed().toMillis();
             Generator generator = new Generator(transformer, PREFILL_CHUNK);
             for (int i = 0; i < warmup; i++) {
                 generator.generate(prompt, new Sampler(params, loaded.config().vocabSize()), maxTokens, token -> false,

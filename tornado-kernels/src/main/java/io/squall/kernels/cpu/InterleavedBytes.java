@@ -29,8 +29,8 @@ import java.nio.ByteOrder;
  * QuantizedActivations#chunkPairs}). 8.6 bits a weight, where Q6_K's are 6.6.
  *
  * <p>Integer sums are exact, as llama.cpp's. A chunk's low bytes and its high bytes are summed apart, so a 16-bit lane
- * holds four products of a sub-block, within 4·63·128. Each row's four lane sums are widened to an int, less the
- * sub-block's {@code 32·Σq_x} ({@link QuantizedActivations#levelOffsetSums}), which leaves {@code Σ(q − 32)·q_x}; that
+ * holds four products of a sub-block, within 4·63·127. Each row's four lane sums are widened to an int, less the
+ * sub-block's {@code 32·Σq_x} (from Q8_K's {@link QuantizedActivations#sums}), which leaves {@code Σ(q − 32)·q_x}; that
  * is multiplied by the sub-block's scale, and a super-block's sum turns float once, times {@code d·d_x}. The
  * activations are Q8_K, llama.cpp's for Q6_K. With signed levels and one sum a lane, each byte took a 16-bit shift,
  * whose count C2 moves into a vector register at every use.
@@ -116,10 +116,10 @@ final class InterleavedBytes extends InterleavedRows {
                 int low0 = row[ql + l] & 0xFF;
                 int low32 = row[ql + l + 32] & 0xFF;
                 int high = row[qh + l] & 0xFF;
-                levels[128 * n + l] = (byte) ((low0 & 0x0F | (high & 3) << 4));
-                levels[128 * n + l + 32] = (byte) ((low32 & 0x0F | (high >>> 2 & 3) << 4));
-                levels[128 * n + l + 64] = (byte) ((low0 >>> 4 | (high >>> 4 & 3) << 4));
-                levels[128 * n + l + 96] = (byte) ((low32 >>> 4 | (high >>> 6 & 3) << 4));
+                levels[128 * n + l] = (byte) (low0 & 0x0F | (high & 3) << 4);
+                levels[128 * n + l + 32] = (byte) (low32 & 0x0F | (high >>> 2 & 3) << 4);
+                levels[128 * n + l + 64] = (byte) (low0 >>> 4 | (high >>> 4 & 3) << 4);
+                levels[128 * n + l + 96] = (byte) (low32 >>> 4 | (high >>> 6 & 3) << 4);
             }
         }
     }
@@ -133,13 +133,13 @@ final class InterleavedBytes extends InterleavedRows {
 
     @Override
     void multiply(QuantizedActivations a, float[] out, int k) {
-        fourGroups(data, groupBytes, blocks, a.chunkPairs, a.d, a.levelOffsetSums, out, rows, k, group(k, 1), group(k, 2),
+        fourGroups(data, groupBytes, blocks, a.chunkPairs, a.d, a.sums, out, rows, k, group(k, 1), group(k, 2),
                 group(k, 3));
     }
 
     /** The sums of groups {@code g0 .. g3} into {@code out}, as {@link InterleavedNibbles}' are. */
     private static void fourGroups(MemorySegment data, long groupBytes, int blocks, int[] pairs, float[] xd,
-                                   int[] xo, float[] out, int rows, int g0, int g1, int g2, int g3) {
+                                   float[] xs, float[] out, int rows, int g0, int g1, int g2, int g3) {
         FloatVector acc0 = FloatVector.zero(F8);
         FloatVector acc1 = acc0;
         FloatVector acc2 = acc0;
@@ -187,7 +187,7 @@ final class InterleavedBytes extends InterleavedRows {
                 // the four 16-bit sums of row r (lanes 2r and 2r+1 of both) into int lane r, less 32·Σq of the
                 // sub-block: Σ(q − 32)·q_x, times the row's scale
                 long scales = tile + D_BYTES + (long) s * ROWS;
-                IntVector offset = IntVector.broadcast(I8, xo[16 * b + s]);
+                IntVector offset = IntVector.broadcast(I8, 32 * (int) xs[16 * b + s]); // Q8_K's Σq, exact in a float
                 IntVector l0 = low0.reinterpretAsInts();
                 IntVector h0 = high0.reinterpretAsInts();
                 int0 = int0.add(l0.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16)

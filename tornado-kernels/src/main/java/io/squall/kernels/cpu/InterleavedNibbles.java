@@ -38,11 +38,11 @@ import java.nio.ByteOrder;
  * per 32 elements instead, the one-token logits of held-out Q4_K_M and Q4_K_S models were up to 0.04 off llama.cpp's
  * where they had matched to four decimals.
  *
- * <p>Products are exact: {@code n ≤ 15} and the activations' levels lie in −128..127 (Q8_K's reach −128), so a lane's
- * 16 products of a block sum within 16·15·128 = 30,720, in 16 bits. Each field is pulled out of its 16-bit lanes by a
- * shift of the ints that hold two lanes and a mask: C2 shifts ints by an immediate, where it moves a 16-bit shift's
- * count into a vector register at every use (16 {@code vmovd} a chunk, one thread 140–160 µs for 2048x768 in cache
- * against 100–120 now). A row's two lanes are then added as ints, less the block's {@code 8·Σq_x} ({@link
+ * <p>Products are exact: {@code n ≤ 15} and the activations' levels lie in −127..127 (Q8_0's and Q8_K's alike), so a
+ * lane's 16 products of a block sum within 16·15·127 = 30,480, in 16 bits. Each field is pulled out of its 16-bit lanes
+ * by a shift of the ints that hold two lanes and a mask: C2 shifts ints by an immediate, where it moves a 16-bit
+ * shift's count into a vector register at every use (16 {@code vmovd} a chunk, one thread 140–160 µs for 2048x768 in
+ * cache against 100–120 now). A row's two lanes are then added as ints, less the block's {@code 8·Σq_x} ({@link
  * QuantizedActivations#nibbleOffsetSums}), which leaves the exact integer {@code Σ(n − 8)·q_x}. Each row then adds
  * {@code float(Σ)·(f·d_x)} per block by one fused multiply-add, llama.cpp's {@code ggml_gemv_q4_0_8x8_q8_0} order, so
  * the Q4_0 sums are that kernel's to the bit.

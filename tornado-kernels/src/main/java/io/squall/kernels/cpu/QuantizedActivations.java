@@ -99,11 +99,6 @@ final class QuantizedActivations {
      * products over unsigned nibbles. Made by {@link #chunkPairs(int)}.
      */
     int[] nibbleOffsetSums = new int[0];
-    /**
-     * For {@link InterleavedBytes}, per 16 elements: {@code 32·Σq}, what Q6_K's offset of 32 takes off a sum of
-     * products over its unsigned levels. Made by {@link #chunkPairs(int)}.
-     */
-    int[] levelOffsetSums = new int[0];
     /** {@code d·q} per element, the rounded activations as floats. */
     float[] dequantized = new float[0];
     /**
@@ -189,8 +184,8 @@ final class QuantizedActivations {
     }
 
     /**
-     * Fills {@link #chunkPairs}, {@link #blockScales}, {@link #scaledBlockSums}, {@link #nibbleOffsetSums} and {@link
-     * #levelOffsetSums} from the levels of the first
+     * Fills {@link #chunkPairs}, {@link #blockScales}, {@link #scaledBlockSums} and {@link #nibbleOffsetSums} from the
+     * levels of the first
      * {@code n} elements (whole blocks) of the last {@link #quantize}.
      */
     void chunkPairs(int n) {
@@ -200,7 +195,6 @@ final class QuantizedActivations {
             blockScales = new float[q.length / 32];
             scaledBlockSums = new float[q.length / 32];
             nibbleOffsetSums = new int[q.length / 32];
-            levelOffsetSums = new int[q.length / 16];
         }
         for (int k = 0, p = 0; k < n; k += 8) {
             for (int i = 0; i < 4; i++, p += lanes) {
@@ -212,9 +206,6 @@ final class QuantizedActivations {
             blockScales[b] = d[b * 32 / scheme.block];
             scaledBlockSums[b] = blockScales[b] * levels;
             nibbleOffsetSums[b] = 8 * levels;
-        }
-        for (int s = 0; s < n / 16; s++) {
-            levelOffsetSums[s] = 32 * levelSum(16 * s, 16);
         }
     }
 
