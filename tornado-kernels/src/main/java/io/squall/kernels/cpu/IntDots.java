@@ -38,8 +38,8 @@ import java.nio.ByteOrder;
  * does for Q4_K's mins.
  *
  * <p>The vectors are 256 bits wide (16 shorts, 8 ints, 8 floats), except where the machine has 512-bit vectors
- * ({@link #WIDE}): there Q8_0's 32 contiguous weight bytes, a Q4_K or Q5_K sub-block and a Q2_K, Q3_K or Q6_K level of
- * 32 fill one 512-bit short vector, and so do two IQ4_XS sub-blocks (IQ4_NL stays at 256; Q4_0 takes the float dot
+ * ({@link #WIDE}): there a Q4_K or Q5_K sub-block and a Q2_K, Q3_K or Q6_K level of 32 fill one 512-bit short vector,
+ * and so do two IQ4_XS sub-blocks (Q8_0's four-row dot and IQ4_NL stay at 256; Q4_0 takes the float dot
  * over its rounded activations there, see {@link #preferred}). The
  * results equal float64 {@code Σ w·x̃} (x̃ the rounded activations) up to float32 rounding of the
  * per-block partial sums. Stateless and thread-safe.
@@ -62,9 +62,10 @@ final class IntDots {
     private static final VectorSpecies<Float> F8 = FloatVector.SPECIES_256;
     private static final VectorSpecies<Integer> I8 = IntVector.SPECIES_256;
     /**
-     * Whether this machine has 512-bit vectors: then Q8_0, Q2_K to Q6_K and IQ4_XS run 32 levels per short
-     * vector (a whole Q8_0 block, two IQ4_XS sub-blocks' halves, a K-quant sub-block or level), about
-     * half the instructions per weight of the 256-bit shapes.
+     * Whether this machine has 512-bit vectors: then Q2_K to Q6_K and IQ4_XS run 32 levels per short vector (two
+     * IQ4_XS sub-blocks' halves, a K-quant sub-block or level), about half the instructions per weight of the 256-bit
+     * shapes. Where Q4_K and Q6_K have their interleaved copies ({@link InterleavedRows}), one activation row reads
+     * those instead.
      */
     static final boolean WIDE = ShortVector.SPECIES_PREFERRED.vectorBitSize() >= 512;
 
@@ -97,11 +98,6 @@ final class IntDots {
     private static final IntVector CRUMB_SHIFTS = IntVector.fromArray(I16, new int[] {0, 2, 4, 6, 8, 10, 12, 14, 0, 2, 4, 6, 8, 10, 12, 14}, 0);
     /** Lane {@code j} of 16 ints holds {@code j / 8}: picks a group's scale for pairs of lanes 0..15, the next group's for 16..31. */
     private static final IntVector HALF_INDEX = IntVector.fromArray(I16, new int[] {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1}, 0);
-    /** Q8_0's species: a whole 32-byte block per short vector with 512-bit vectors, half a block with 256. */
-    private static final VectorSpecies<Short> Q8_SHORTS = WIDE ? S32 : S16;
-    private static final VectorSpecies<Byte> Q8_BYTES = WIDE ? B32 : B16;
-    private static final VectorSpecies<Float> Q8_FLOATS = WIDE ? F16 : F8;
-    private static final VectorSpecies<Integer> Q8_INTS = WIDE ? I16 : I8;
     private static final ValueLayout.OfInt LE_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(LE);
     private static final ValueLayout.OfLong LE_LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(LE);
 
@@ -160,60 +156,13 @@ final class IntDots {
     }
 
     /**
-     * {@code Σ q_w·q_x} of one Q8_0 block, {@link #Q8_FLOATS} lanes: each product is up to 128·127, so two fit a
-     * 16-bit lane but four do not; each vector of products is paired on its own and the pairs added as ints.
-     */
-    private static FloatVector q8Block(MemorySegment w, long base, short[] x, int xi) {
-        // the whole block with 512-bit vectors; with 256 a second half, added as ints (not added to a zero vector
-        // first: C2 keeps that addition)
-        IntVector sum = q8Products(w, base, x, xi, 0);
-        if (!WIDE) {
-            sum = sum.add(q8Products(w, base, x, xi, 16));
-        }
-        return (FloatVector) sum.convert(VectorOperators.I2F, 0);
-    }
-
-    /** The paired products of {@link #Q8_SHORTS} levels of a Q8_0 block from level {@code h}. */
-    private static IntVector q8Products(MemorySegment w, long base, short[] x, int xi, int h) {
-        ShortVector q = (ShortVector) ByteVector.fromMemorySegment(Q8_BYTES, w, base + Q8_0Codec.QS_OFFSET + h, LE)
-                .convertShape(VectorOperators.B2S, Q8_SHORTS, 0);
-        return pairInts(q.mul(ShortVector.fromArray(Q8_SHORTS, x, xi + h)));
-    }
-
-    /**
-     * Q8_0 row of {@code blocks} blocks from byte {@code off} with Q8_0 activations from element {@code xo}
-     * (block {@code xo/32} of {@code a}): {@code Σ d_w·d_x·Σ q_w·q_x}.
-     */
-    static float q8_0(MemorySegment w, long off, QuantizedActivations a, int xo, int blocks) {
-        short[] x = a.q;
-        float[] xd = a.d;
-        int xb = xo / Q8_0Codec.BLOCK_SIZE;
-        FloatVector acc0 = FloatVector.zero(Q8_FLOATS);
-        FloatVector acc1 = acc0;
-        int i = 0;
-        for (; i + 1 < blocks; i += 2) {
-            long base = off + (long) i * Q8_0Codec.BLOCK_BYTES;
-            long next = base + Q8_0Codec.BLOCK_BYTES;
-            int xi = xo + i * Q8_0Codec.BLOCK_SIZE;
-            acc0 = q8Block(w, base, x, xi).fma(FloatVector.broadcast(Q8_FLOATS, LittleEndian.half(w, base) * xd[xb + i]), acc0);
-            acc1 = q8Block(w, next, x, xi + 32)
-                    .fma(FloatVector.broadcast(Q8_FLOATS, LittleEndian.half(w, next) * xd[xb + i + 1]), acc1);
-        }
-        if (i < blocks) {
-            long base = off + (long) i * Q8_0Codec.BLOCK_BYTES;
-            int xi = xo + i * Q8_0Codec.BLOCK_SIZE;
-            acc0 = q8Block(w, base, x, xi).fma(FloatVector.broadcast(Q8_FLOATS, LittleEndian.half(w, base) * xd[xb + i]), acc0);
-        }
-        return acc0.add(acc1).reduceLanes(VectorOperators.ADD);
-    }
-
-    /**
-     * {@link #q8_0} of the rows {@code row}, {@code row + stride}, {@code row + 2·stride} and {@code row + 3·stride}
-     * (those below {@code rows}) of a Q8_0 matrix whose rows are {@code rowBytes} apart, with one activation row, into
-     * {@code out} at the same indices; 256-bit vectors ({@link #WIDE} machines take {@link #q8_0} row by row). Four
-     * streams of weights at once, as {@link FusedDots#f32Streams} reads F32, and each activation vector serves four
-     * rows. A row's blocks add into one accumulator, each block's 32 products summed exactly into eight int lanes, so a
-     * row's sum differs from {@link #q8_0}'s (two accumulators, other lanes) only by float32 rounding.
+     * Q8_0 rows {@code row}, {@code row + stride}, {@code row + 2·stride} and {@code row + 3·stride} (those below
+     * {@code rows}) of a matrix whose rows are {@code rowBytes} apart, with Q8_0 activations, into {@code out} at the
+     * same indices: {@code Σ d_w·d_x·Σ q_w·q_x} over blocks. Four streams of weights at once, as {@link
+     * FusedDots#f32Streams} reads F32, and each activation vector serves four rows; a row's blocks add into one
+     * accumulator, each block's 32 products summed exactly into eight int lanes. 256-bit vectors, on 512-bit machines
+     * as well: there a row at a time with whole blocks in 512-bit vectors was as fast in cache and 2.2× slower from
+     * memory (2048x768, one thread, 48 copies cycled: 374–408 µs against 177–179; docs/BENCHMARKS.md).
      */
     static void q8_0Streams(MemorySegment w, long rowBytes, QuantizedActivations a, int blocks, float[] out, int row,
                             int stride, int rows) {

@@ -27,10 +27,11 @@ abstract sealed class InterleavedRows permits InterleavedNibbles, InterleavedByt
     private static final VectorSpecies<Float> F8 = FloatVector.SPECIES_256;
 
     /**
-     * Whether one activation row takes these layouts here: where Q4_0 takes integer dots over 8-bit activations
-     * ({@link IntDots#preferred}, 256-bit vectors).
+     * Whether one activation row takes these layouts here: where the integer dots run (256-bit vectors and up) over
+     * 8-bit activations. The kernels are 256 bits wide on 512-bit machines too, where they replaced the GGML layout's
+     * 512-bit dots (and Q4_0's float dot): a decode step's matmuls took 1.4–1.9× less time (docs/BENCHMARKS.md).
      */
-    static final boolean SUPPORTED = IntDots.SUPPORTED && IntDots.preferred(GgmlType.Q4_0)
+    static final boolean SUPPORTED = IntDots.SUPPORTED
             && QuantizedActivations.Scheme.of(GgmlType.Q4_0) == QuantizedActivations.Scheme.Q8_0;
 
     /** Rows of the matrix. */

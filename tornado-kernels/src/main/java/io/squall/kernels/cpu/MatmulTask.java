@@ -269,11 +269,11 @@ final class MatmulTask implements ParallelTask {
 
     /**
      * Whether one activation row reads a {@code type} matrix in place as four streams ({@link #streams}): F32, and Q8_0
-     * where its integer dot takes 256-bit vectors.
+     * over 8-bit activations.
      */
     private static boolean streamed(GgmlType type) {
         return type == GgmlType.F32
-                || type == GgmlType.Q8_0 && !IntDots.WIDE && QuantizedActivations.Scheme.of(type) == QuantizedActivations.Scheme.Q8_0;
+                || type == GgmlType.Q8_0 && QuantizedActivations.Scheme.of(type) == QuantizedActivations.Scheme.Q8_0;
     }
 
     /**
@@ -382,7 +382,6 @@ final class MatmulTask implements ParallelTask {
             long off = r * rowBytes;
             for (int b = 0; b < batch; b++) {
                 out[b * rows + r] = switch (w.type()) {
-                    case Q8_0 -> IntDots.q8_0(seg, off, rounded, b * cols, blocks);
                     case Q4_0 -> IntDots.q4_0(seg, off, rounded, b * cols, blocks);
                     case Q4_K -> IntDots.q4_K(seg, off, rounded, b * cols, blocks);
                     case Q5_K -> IntDots.q5_K(seg, off, rounded, b * cols, blocks);
