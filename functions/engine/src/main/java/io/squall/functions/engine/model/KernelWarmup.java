@@ -23,8 +23,9 @@ import javax.management.ObjectName;
  * prompt of the 124.7M model took ~5 s to prefill, 35 times the warm time. This runs a miniature of the model instead:
  * the same architecture, head width and head grouping, the same weight format matrix by matrix, one layer for each
  * combination of formats the model's layers have, but 256 wide (its feed-forward 512), a 512-token vocabulary and
- * random weights, so that the slow runs before compilation are short. Each round prefills two sequences (24 tokens,
- * which take a two-vector panel of the batched tiles and a one-vector remainder, and 5), then runs eight decode steps
+ * random weights, so that the slow runs before compilation are short. Each round prefills two sequences (40 tokens,
+ * which take two-vector panels of the batched tiles and a one-vector remainder with 256- and with 512-bit vectors, and
+ * 5), then runs eight decode steps
  * of the first alone and eight of both together. After a round that made the JIT queue a compilation of the engine's
  * or the kernels' code, the warm-up waits until it is done (on two cores the rounds would otherwise take the compiler
  * threads' time: the warm-up took 4.8–6.0 s, against 3.9–4.9 waiting). Rounds repeat until they stop getting faster
@@ -44,8 +45,12 @@ public final class KernelWarmup {
      */
     private static final int FFN = 2 * WIDTH;
     private static final int VOCAB = 512;
-    /** Prompt lengths of a round's two sequences, and the decode steps after them. */
-    private static final int LONG_PROMPT = 24;
+    /**
+     * Prompt lengths of a round's two sequences, and the decode steps after them. The long one is two vectors of rows
+     * and a remainder with 512-bit vectors (32 + 8) as with 256-bit ones (2 · 16 + 8): at 24 tokens, below the 32 rows
+     * of a 512-bit broadcast panel, a 64-token prompt after the warm-up ran at 0.08–0.22 of its warm speed there.
+     */
+    private static final int LONG_PROMPT = 40;
     private static final int SHORT_PROMPT = 5;
     private static final int DECODE_STEPS = 16;
     /** The longest sequence a round runs, the miniature's context. */
