@@ -27,12 +27,12 @@ abstract sealed class InterleavedRows permits InterleavedNibbles, InterleavedByt
     private static final VectorSpecies<Float> F8 = FloatVector.SPECIES_256;
 
     /**
-     * Whether one activation row takes these layouts here: where the integer dots run (256-bit vectors and up) over
-     * 8-bit activations. The kernels are 256 bits wide on 512-bit machines too, where they replaced the GGML layout's
-     * 512-bit dots (and Q4_0's float dot): a decode step's matmuls took 1.4–1.9× less time (docs/BENCHMARKS.md).
+     * Whether one activation row takes these layouts here: where the activations are rounded to 8 bits (256-bit
+     * vectors and up, {@link IntDots#SUPPORTED}). The kernels are 256 bits wide on 512-bit machines too, where they
+     * replaced the GGML layout's 512-bit dots (and Q4_0's float dot): a decode step's matmuls took 1.4–1.9× less time
+     * (docs/BENCHMARKS.md).
      */
-    static final boolean SUPPORTED = IntDots.SUPPORTED
-            && QuantizedActivations.Scheme.of(GgmlType.Q4_0) == QuantizedActivations.Scheme.Q8_0;
+    static final boolean SUPPORTED = QuantizedActivations.Scheme.of(GgmlType.Q4_0) == QuantizedActivations.Scheme.Q8_0;
 
     /** Rows of the matrix. */
     final int rows;

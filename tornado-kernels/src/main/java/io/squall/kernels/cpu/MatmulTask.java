@@ -163,6 +163,7 @@ final class MatmulTask implements ParallelTask {
         boolean offsets8_1 = false;
         boolean pairs8_0 = false;
         boolean pairs8_K = false;
+        boolean nibbleOrder8_K = false;
         for (int i = 0; i < matrices.length; i++) {
             WeightMatrix w = matrices[i];
             boolean pairs = interleaved[i] != null;
@@ -179,6 +180,7 @@ final class MatmulTask implements ParallelTask {
                     want8_K = true;
                     levels8_K |= integerDots || pairs;
                     pairs8_K |= pairs;
+                    nibbleOrder8_K |= integerDots && IntDots.WIDE && w.type() == GgmlType.IQ4_XS;
                 }
             }
         }
@@ -194,6 +196,9 @@ final class MatmulTask implements ParallelTask {
         }
         if (want8_K) {
             q8_K.quantize(input, rowsOfInput * cols, levels8_K);
+            if (nibbleOrder8_K) {
+                q8_K.orderNibblePairs(cols);
+            }
             if (pairs8_K) {
                 q8_K.chunkPairs(cols);
             }

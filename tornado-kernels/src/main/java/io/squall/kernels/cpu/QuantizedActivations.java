@@ -78,7 +78,7 @@ final class QuantizedActivations {
     /**
      * Q8_K with 512-bit vectors: {@link #q} with the middle quarters of every 64 elements swapped, so a pair of
      * 32-element sub-blocks reads {@code [b0 0..15, b1 0..15, b0 16..31, b1 16..31]}, the order of its packed nibbles
-     * (low nibbles of both, then high) in {@link IntDots#iq4_XS}.
+     * (low nibbles of both, then high) in {@link IntDots#iq4_XS}. Made by {@link #orderNibblePairs(int)}.
      */
     short[] nibbleOrder = new short[0];
     /**
@@ -117,8 +117,8 @@ final class QuantizedActivations {
 
     /**
      * Rounds {@code n} elements of {@code x} (whole blocks: {@code n} is a multiple of the block) into
-     * this instance's arrays, replacing what they held. Only for {@code integerDots} are the levels, scales, sums and
-     * nibble order made: the tiles of larger batches read {@link #dequantized} alone, which a vector loop then makes
+     * this instance's arrays, replacing what they held. Only for {@code integerDots} are the levels, scales and sums
+     * made: the tiles of larger batches read {@link #dequantized} alone, which a vector loop then makes
      * (at a 500-token Q8_0 prefill the block loops and the nibble copy drew ~10% and ~7% of the samples, on the one
      * thread that prepares a matmul).
      */
@@ -143,12 +143,13 @@ final class QuantizedActivations {
                 q8_KBlock(x, b);
             }
         }
-        if (IntDots.WIDE && scheme == Scheme.Q8_K) {
-            interleavePairs(n);
-        }
     }
 
-    private void interleavePairs(int n) {
+    /**
+     * Fills {@link #nibbleOrder} from the levels of the first {@code n} elements (whole Q8_K blocks) of the last
+     * {@link #quantize}: for the 512-bit IQ4_XS dot, the only one that reads it.
+     */
+    void orderNibblePairs(int n) {
         if (nibbleOrder.length < n) {
             nibbleOrder = new short[q.length];
         }

@@ -35,7 +35,7 @@ class InterleavedRowsTest {
 
     @BeforeEach
     void needsTheLayout() {
-        Assumptions.assumeTrue(InterleavedRows.SUPPORTED, "the interleaved layout is read with 256-bit vectors (or wider machines) over 8-bit activations only");
+        Assumptions.assumeTrue(InterleavedRows.SUPPORTED, "the interleaved layout is read over 8-bit activations, with vectors of 256 bits or more");
     }
 
     static Stream<Arguments> cases() {

@@ -71,6 +71,7 @@ class QuantizedActivationsTest {
         }
         if (IntDots.WIDE) {
             // for IQ4_XS's integer dot: the first halves of two sub-blocks, then their second halves
+            a.orderNibblePairs(512);
             assertThat(a.nibbleOrder[5]).isEqualTo((short) -127);
             assertThat(a.nibbleOrder[33]).isEqualTo((short) -40); // element 17: second half of the first sub-block
             assertThat(a.nibbleOrder[17]).isEqualTo(a.q[33]);

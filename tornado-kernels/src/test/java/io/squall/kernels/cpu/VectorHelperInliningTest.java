@@ -39,7 +39,7 @@ class VectorHelperInliningTest {
         assertThat(patterns).contains("io/squall/kernels/cpu/IntDots.grid16", "io/squall/kernels/cpu/IntDots.unsigned16",
                 "io/squall/kernels/cpu/TiledMatmul.store");
         // whole-row kernels return floats: inlined everywhere they would swell their callers past C2's budget
-        assertThat(patterns).doesNotContain("io/squall/kernels/cpu/IntDots.q8_0", "io/squall/kernels/cpu/IntDots.iq4_XS",
+        assertThat(patterns).doesNotContain("io/squall/kernels/cpu/IntDots.q4_K", "io/squall/kernels/cpu/IntDots.iq4_XS",
                 "io/squall/kernels/cpu/IntDots.gridBytes");
         assertThat(VectorHelperInlining.directive(List.of("a/B.c", "a/B.d")))
                 .isEqualTo("[{ match: \"*.*\", inline: [\"+a/B.c\", \"+a/B.d\"] }]");

@@ -25,11 +25,11 @@ import javax.management.ObjectName;
  * combination of formats the model's layers have, but 256 wide (its feed-forward 512), a 512-token vocabulary and
  * random weights, so that the slow runs before compilation are short. Each round prefills two sequences (40 tokens,
  * which take two-vector panels of the batched tiles and a one-vector remainder with 256- and with 512-bit vectors, and
- * 5), then runs eight decode steps
- * of the first alone and eight of both together. After a round that made the JIT queue a compilation of the engine's
- * or the kernels' code, the warm-up waits until it is done (on two cores the rounds would otherwise take the compiler
- * threads' time: the warm-up took 4.8–6.0 s, against 3.9–4.9 waiting). Rounds repeat until they stop getting faster
- * with nothing left to compile, or the time limit passes. What the warm-up prepared on the executor it releases.
+ * 5), then runs eight decode steps of the first alone and eight of both together. After a round that made the JIT
+ * queue a compilation of the engine's or the kernels' code, the warm-up waits until it is done (on two cores the
+ * rounds would otherwise take the compiler threads' time: the warm-up took 4.8–6.0 s, against 3.9–4.9 waiting).
+ * Rounds repeat until they stop getting faster with nothing left to compile, or the time limit passes. What the
+ * warm-up prepared on the executor it releases.
  *
  * <p>A worker warms up before it registers, so that no request waits on the JIT: the first request's time to first
  * token is then the warm one, and the cost moves into the start-up (docs/BENCHMARKS.md has both).
