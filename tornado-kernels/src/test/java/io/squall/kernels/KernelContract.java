@@ -59,6 +59,12 @@ public abstract class KernelContract {
         }
         cases.add(Arguments.of(GgmlType.F32, 9, 37, 4));
         cases.add(Arguments.of(GgmlType.F32, 11, 37, 33));
+        // rows a multiple of 8, from one vector of activation rows on: F32 read in place as eight runs; one vector
+        // (16), a pair and one vector (41), runs of 65 rows split unevenly over the chunks, several tiles each (520)
+        cases.add(Arguments.of(GgmlType.F32, 64, 37, 16));
+        cases.add(Arguments.of(GgmlType.F32, 1024, 37, 41));
+        cases.add(Arguments.of(GgmlType.F32, 520, 40, 17));
+        cases.add(Arguments.of(GgmlType.F32, 8, 33, 64));
         cases.add(Arguments.of(GgmlType.F16, 6, 45, 2));
         cases.add(Arguments.of(GgmlType.BF16, 5, 19, 1));
         return cases.stream();
@@ -151,11 +157,12 @@ public abstract class KernelContract {
 
     @Test
     void matmulManyComputesEachMatrixFromTheSharedInput() {
-        for (int batch : new int[]{1, 6}) {
+        // 17 and 40 rows: the F32 matrices read in place next to tiles that decode, as an F32 model's q, k and v
+        for (int batch : new int[]{1, 6, 17, 40}) {
             WeightMatrix[] ws = {data.encoded(GgmlType.Q8_0, 64, 96), data.encoded(GgmlType.Q8_0, 13, 96),
-                    data.encoded(GgmlType.F32, 21, 96)};
+                    data.encoded(GgmlType.F32, 21, 96), data.encoded(GgmlType.F32, 48, 96)};
             float[] x = data.floats(batch * 96, 1);
-            float[][] outs = {new float[batch * 64], new float[batch * 13], new float[batch * 21]};
+            float[][] outs = {new float[batch * 64], new float[batch * 13], new float[batch * 21], new float[batch * 48]};
             kernels.matmulMany(ws, x, outs, batch);
             for (int i = 0; i < ws.length; i++) {
                 assertMatmul(ws[i], x, outs[i], batch);

@@ -115,7 +115,8 @@ final class MatmulTask implements ParallelTask {
         int maxCols = 0;
         int maxChunkRows = 0;
         int total = 0;
-        broadcast = TiledMatmul.BROADCAST && rowsOfInput >= TiledMatmul.BROADCAST_MIN_BATCH;
+        broadcast = TiledMatmul.BROADCAST && (rowsOfInput >= TiledMatmul.BROADCAST_MIN_BATCH
+                || rowsOfInput >= L && Arrays.stream(matrices).allMatch(MatmulTask::inPlace));
         int tileRows = broadcast ? TiledMatmul.BROADCAST_ROWS : 4;
         for (int i = 0; i < matrices.length; i++) {
             int rows = matrices[i].rows();
@@ -261,6 +262,11 @@ final class MatmulTask implements ParallelTask {
             intRows(w, rounded, outs[i], batch, r0, r1);
             return;
         }
+        if (broadcast && inPlace(w)) {
+            streamedTiles(w, byColumn(rounded), outs[i], chunk - firstChunk[i], firstChunk[i + 1] - firstChunk[i],
+                    byColumnOut[worker]);
+            return;
+        }
         float[] input = rounded == null ? x : rounded.dequantized;
         if (broadcast) {
             broadcastRows(w, byColumn(rounded), input, outs[i], r0, r1, decoded[worker], byColumnOut[worker]);
@@ -397,6 +403,42 @@ final class MatmulTask implements ParallelTask {
                     case Q6_K -> IntDots.q6_K(seg, off, rounded, b * cols, blocks);
                     default -> throw new IllegalStateException("no integer dot for " + w.type());
                 };
+            }
+        }
+    }
+
+    /** Whether the broadcast tiles read {@code w} in place, eight runs of it at once ({@link #streamedTiles}). */
+    private static boolean inPlace(WeightMatrix w) {
+        return TiledMatmul.IN_PLACE_F32 && w.type() == GgmlType.F32 && w.rows() % TiledMatmul.BROADCAST_ROWS == 0;
+    }
+
+    /**
+     * Chunk {@code k} of the {@code chunks} of an F32 matrix by the in-place broadcast tiles ({@link
+     * TiledMatmul#inPlaceTile}): the rows split into eight runs, tile {@code t} takes row {@code t} of every run, and
+     * chunk {@code k} tiles {@code k·n/chunks} to {@code (k+1)·n/chunks} ({@code n} rows a run), so a thread running
+     * consecutive chunks reads the eight runs front to back at once. Outputs by column into {@code byColumnOut}, run
+     * after run, then to {@code out} by activation row.
+     */
+    private static void streamedTiles(WeightMatrix w, ColumnActivations byColumn, float[] out, int k, int chunks,
+                                      float[] byColumnOut) {
+        int runs = TiledMatmul.BROADCAST_ROWS;
+        int rows = w.rows();
+        int run = rows / runs;
+        int t0 = (int) ((long) k * run / chunks);
+        int t1 = (int) ((long) (k + 1) * run / chunks);
+        int tiles = t1 - t0;
+        int stride = byColumn.stride;
+        long rowBytes = w.rowBytes();
+        for (int t = t0; t < t1; t++) {
+            TiledMatmul.inPlaceTile(w.data(), t * rowBytes, run * rowBytes, w.cols(), byColumn, byColumnOut,
+                    (t - t0) * stride, tiles * stride);
+        }
+        for (int i = 0; i < runs; i++) {
+            for (int b = 0; b < byColumn.rows; b++) {
+                for (int t = 0, o = b * rows + t0 + i * run, from = i * tiles * stride + b; t < tiles;
+                     t++, from += stride) {
+                    out[o + t] = byColumnOut[from];
+                }
             }
         }
     }

@@ -1,7 +1,10 @@
 package io.squall.kernels.cpu;
 
+import io.squall.kernels.format.LittleEndian;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorOperators;
+
+import java.lang.foreign.MemorySegment;
 
 import static io.squall.kernels.cpu.Lanes.F;
 import static io.squall.kernels.cpu.Lanes.L;
@@ -35,6 +38,11 @@ final class TiledMatmul {
      * tile lost to the 4×4 tile (the matmuls of a Q4_0 step: 29–36 against 24–28 ms), at 12 and 16 it won.
      */
     static final int BROADCAST_MIN_BATCH = 2 * L;
+    /**
+     * Whether F32 matrices take the eight-row broadcast tiles with their weights read in place ({@link #inPlaceTile})
+     * from one vector of activation rows on: with 512-bit vectors.
+     */
+    static final boolean IN_PLACE_F32 = BROADCAST_ROWS == 8;
 
     private TiledMatmul() {
     }
@@ -61,6 +69,107 @@ final class TiledMatmul {
                 kernel6x1(w, cols, x, b, out, o + b);
             }
         }
+    }
+
+    /**
+     * Eight F32 rows read in place, row {@code i} at byte {@code off + i·rowBytes}, times every activation row of
+     * {@code x}, as {@link #broadcastTile}; row {@code i}'s outputs go to {@code out[o + i·rowSpacing + b]}. With the rows
+     * far apart (a stream each, {@code MatmulTask}), the weights' loads spread over the multiply-adds from eight runs of
+     * the matrix at once: F32 at batch 16 from memory, one thread, took 546–595 µs for 2048x768 against 1,000–1,070
+     * with the tile's rows adjacent, read in place or copied first (docs/BENCHMARKS.md).
+     */
+    static void inPlaceTile(MemorySegment w, long off, long rowBytes, int cols, ColumnActivations x, float[] out,
+                            int o, int rowSpacing) {
+        int b = 0;
+        for (; b + 2 * L <= x.stride; b += 2 * L) {
+            inPlace8x2(w, off, rowBytes, cols, x, b, out, o + b, rowSpacing);
+        }
+        if (b < x.stride) {
+            inPlace8x1(w, off, rowBytes, cols, x, b, out, o + b, rowSpacing);
+        }
+    }
+
+    private static void inPlace8x2(MemorySegment w, long off, long rowBytes, int cols, ColumnActivations x, int b0,
+                                   float[] out, int o, int rowSpacing) {
+        FloatVector a00 = FloatVector.zero(F), a01 = a00, a10 = a00, a11 = a00, a20 = a00, a21 = a00;
+        FloatVector a30 = a00, a31 = a00, a40 = a00, a41 = a00, a50 = a00, a51 = a00;
+        FloatVector a60 = a00, a61 = a00, a70 = a00, a71 = a00;
+        float[] xs = x.values;
+        long o1 = off + rowBytes, o2 = o1 + rowBytes, o3 = o2 + rowBytes;
+        long o4 = o3 + rowBytes, o5 = o4 + rowBytes, o6 = o5 + rowBytes, o7 = o6 + rowBytes;
+        for (int c = 0, xo = b0 * cols; c < cols; c++, xo += 2 * L) {
+            FloatVector v0 = FloatVector.fromArray(F, xs, xo);
+            FloatVector v1 = FloatVector.fromArray(F, xs, xo + L);
+            long at = 4L * c;
+            FloatVector s = FloatVector.broadcast(F, w.get(LittleEndian.FLOAT, off + at));
+            a00 = s.fma(v0, a00);
+            a01 = s.fma(v1, a01);
+            s = FloatVector.broadcast(F, w.get(LittleEndian.FLOAT, o1 + at));
+            a10 = s.fma(v0, a10);
+            a11 = s.fma(v1, a11);
+            s = FloatVector.broadcast(F, w.get(LittleEndian.FLOAT, o2 + at));
+            a20 = s.fma(v0, a20);
+            a21 = s.fma(v1, a21);
+            s = FloatVector.broadcast(F, w.get(LittleEndian.FLOAT, o3 + at));
+            a30 = s.fma(v0, a30);
+            a31 = s.fma(v1, a31);
+            s = FloatVector.broadcast(F, w.get(LittleEndian.FLOAT, o4 + at));
+            a40 = s.fma(v0, a40);
+            a41 = s.fma(v1, a41);
+            s = FloatVector.broadcast(F, w.get(LittleEndian.FLOAT, o5 + at));
+            a50 = s.fma(v0, a50);
+            a51 = s.fma(v1, a51);
+            s = FloatVector.broadcast(F, w.get(LittleEndian.FLOAT, o6 + at));
+            a60 = s.fma(v0, a60);
+            a61 = s.fma(v1, a61);
+            s = FloatVector.broadcast(F, w.get(LittleEndian.FLOAT, o7 + at));
+            a70 = s.fma(v0, a70);
+            a71 = s.fma(v1, a71);
+        }
+        a00.intoArray(out, o);
+        a01.intoArray(out, o + L);
+        a10.intoArray(out, o + rowSpacing);
+        a11.intoArray(out, o + rowSpacing + L);
+        a20.intoArray(out, o + 2 * rowSpacing);
+        a21.intoArray(out, o + 2 * rowSpacing + L);
+        a30.intoArray(out, o + 3 * rowSpacing);
+        a31.intoArray(out, o + 3 * rowSpacing + L);
+        a40.intoArray(out, o + 4 * rowSpacing);
+        a41.intoArray(out, o + 4 * rowSpacing + L);
+        a50.intoArray(out, o + 5 * rowSpacing);
+        a51.intoArray(out, o + 5 * rowSpacing + L);
+        a60.intoArray(out, o + 6 * rowSpacing);
+        a61.intoArray(out, o + 6 * rowSpacing + L);
+        a70.intoArray(out, o + 7 * rowSpacing);
+        a71.intoArray(out, o + 7 * rowSpacing + L);
+    }
+
+    private static void inPlace8x1(MemorySegment w, long off, long rowBytes, int cols, ColumnActivations x, int b0,
+                                   float[] out, int o, int rowSpacing) {
+        FloatVector a0 = FloatVector.zero(F), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+        float[] xs = x.values;
+        long o1 = off + rowBytes, o2 = o1 + rowBytes, o3 = o2 + rowBytes;
+        long o4 = o3 + rowBytes, o5 = o4 + rowBytes, o6 = o5 + rowBytes, o7 = o6 + rowBytes;
+        for (int c = 0, xo = b0 * cols; c < cols; c++, xo += L) {
+            FloatVector v = FloatVector.fromArray(F, xs, xo);
+            long at = 4L * c;
+            a0 = FloatVector.broadcast(F, w.get(LittleEndian.FLOAT, off + at)).fma(v, a0);
+            a1 = FloatVector.broadcast(F, w.get(LittleEndian.FLOAT, o1 + at)).fma(v, a1);
+            a2 = FloatVector.broadcast(F, w.get(LittleEndian.FLOAT, o2 + at)).fma(v, a2);
+            a3 = FloatVector.broadcast(F, w.get(LittleEndian.FLOAT, o3 + at)).fma(v, a3);
+            a4 = FloatVector.broadcast(F, w.get(LittleEndian.FLOAT, o4 + at)).fma(v, a4);
+            a5 = FloatVector.broadcast(F, w.get(LittleEndian.FLOAT, o5 + at)).fma(v, a5);
+            a6 = FloatVector.broadcast(F, w.get(LittleEndian.FLOAT, o6 + at)).fma(v, a6);
+            a7 = FloatVector.broadcast(F, w.get(LittleEndian.FLOAT, o7 + at)).fma(v, a7);
+        }
+        a0.intoArray(out, o);
+        a1.intoArray(out, o + rowSpacing);
+        a2.intoArray(out, o + 2 * rowSpacing);
+        a3.intoArray(out, o + 3 * rowSpacing);
+        a4.intoArray(out, o + 4 * rowSpacing);
+        a5.intoArray(out, o + 5 * rowSpacing);
+        a6.intoArray(out, o + 6 * rowSpacing);
+        a7.intoArray(out, o + 7 * rowSpacing);
     }
 
     private static void kernel8x2(float[] w, int cols, ColumnActivations x, int b0, float[] out, int o) {
