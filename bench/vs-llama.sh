@@ -4,8 +4,8 @@
 #   single stream   a 64-token prompt and 128 generated tokens: `squall bench engine -p 64 -n 128 -r 3 --warmup W`
 #                   against `llama-bench -p 64 -n 128 -r 3` (the same tests: means over repetitions, from an empty
 #                   cache), then a fresh `squall run` without --warmup (cold) against that warm run, once with
-#                   --kernel-warmup-seconds 30 (run's default: a warm-up on a miniature of the model first) and once
-#                   with 0 (none), each with its first token's time after the process's launch;
+#                   --kernel-warmup-seconds 30 (a warm-up on a miniature of the model first) and once without (run's
+#                   default), each with its first token's time after the process's launch;
 #   16 streams      (STREAMS=1) 128 + 128 tokens each: BatchingTransportBenchmark's concurrency-16 line against
 #                   `llama-batched-bench -npp 128 -ntg 128 -npl 16`, whose end to end is 16·128 tokens over its total time.
 #

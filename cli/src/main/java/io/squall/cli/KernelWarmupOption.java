@@ -8,7 +8,7 @@ import java.util.List;
 /**
  * {@code --kernel-warmup-seconds} of the stage commands: the longest kernel warm-up on a miniature of the model before a
  * worker registers ({@link io.squall.functions.engine.model.KernelWarmup}). Shared through {@link EngineOptions} by
- * {@code serve}, {@code worker} and the planner's workers; {@code squall run} has its own, with the same default.
+ * {@code serve}, {@code worker} and the planner's workers; {@code squall run} has its own, off by default.
  */
 final class KernelWarmupOption {
 

@@ -31,11 +31,10 @@ final class RunCommand implements Callable<Integer> {
     @picocli.CommandLine.Mixin
     KernelOption kernelOption;
 
-    @Option(names = "--kernel-warmup-seconds", defaultValue = "30", description = "at most this long running a "
-            + "miniature of the model first, until the JIT has compiled the kernels, so that the prompt and the decode "
-            + "run at near-warm speed; 0 skips it: the first token can come up to a second sooner, but the prompt "
-            + "prefills at a few percent of its warm speed and the decode at a quarter to three quarters (default: "
-            + "${DEFAULT-VALUE})")
+    @Option(names = "--kernel-warmup-seconds", defaultValue = "0", description = "at most this long running a "
+            + "miniature of the model first, until the JIT has compiled the kernels: the prompt then runs at near-warm "
+            + "speed, but the first token comes no sooner (the JIT's time moves ahead of the prompt) (default: "
+            + "${DEFAULT-VALUE}, none)")
     int kernelWarmupSeconds;
 
     /** Prompt tokens per prefill forward pass (also {@code squall bench engine}'s, which measures this prefill). */
