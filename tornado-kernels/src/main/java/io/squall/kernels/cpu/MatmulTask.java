@@ -116,7 +116,7 @@ final class MatmulTask implements ParallelTask {
         int maxChunkRows = 0;
         int total = 0;
         broadcast = TiledMatmul.BROADCAST && (rowsOfInput >= TiledMatmul.BROADCAST_MIN_BATCH
-                || rowsOfInput >= L && Arrays.stream(matrices).allMatch(MatmulTask::inPlace));
+                || rowsOfInput >= L && allInPlace(matrices));
         int tileRows = broadcast ? TiledMatmul.BROADCAST_ROWS : 4;
         for (int i = 0; i < matrices.length; i++) {
             int rows = matrices[i].rows();
@@ -405,6 +405,15 @@ final class MatmulTask implements ParallelTask {
                 };
             }
         }
+    }
+
+    private static boolean allInPlace(WeightMatrix[] matrices) {
+        for (WeightMatrix w : matrices) {
+            if (!inPlace(w)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Whether the broadcast tiles read {@code w} in place, eight runs of it at once ({@link #streamedTiles}). */

@@ -10,8 +10,8 @@ import static io.squall.kernels.cpu.Lanes.F;
 import static io.squall.kernels.cpu.Lanes.L;
 
 /**
- * Register-tiled products of decoded weight rows (a per-thread float buffer) with a batch of
- * activation rows: {@code out[b·rows + r] = w_r · x_b}.
+ * Register-tiled products of decoded weight rows (a per-thread float buffer), or of F32 rows read in place
+ * ({@link #inPlaceTile}), with a batch of activation rows: {@code out[b·rows + r] = w_r · x_b}.
  *
  * <p>Two shapes. The 4×4 micro-kernel keeps 16 accumulators of partial dot products (columns in the lanes), loads
  * each weight and activation vector once per 4 FMAs, and reduces every accumulator across its lanes at the end. The
