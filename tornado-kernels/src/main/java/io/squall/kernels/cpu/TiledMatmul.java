@@ -76,7 +76,8 @@ final class TiledMatmul {
      * {@code x}, as {@link #broadcastTile}; row {@code i}'s outputs go to {@code out[o + i·rowSpacing + b]}. With the rows
      * far apart (a stream each, {@code MatmulTask}), the weights' loads spread over the multiply-adds from eight runs of
      * the matrix at once: F32 at batch 16 from memory, one thread, took 546–595 µs for 2048x768 against 1,000–1,070
-     * with the tile's rows adjacent, read in place or copied first (docs/BENCHMARKS.md).
+     * with the tile's rows adjacent, read in place or copied first (docs/BENCHMARKS.md). Decoded rows keep the array
+     * kernels: through a heap segment over the buffer, Q4_0 at batch 64 took 2,140–2,153 µs against 1,552–1,777.
      */
     static void inPlaceTile(MemorySegment w, long off, long rowBytes, int cols, ColumnActivations x, float[] out,
                             int o, int rowSpacing) {
