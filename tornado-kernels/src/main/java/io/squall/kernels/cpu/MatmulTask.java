@@ -256,15 +256,15 @@ final class MatmulTask implements ParallelTask {
             streams(w, x, rounded, outs[i], chunk - firstChunk[i]);
             return;
         }
+        if (broadcast && inPlace(w)) {
+            streamedTiles(w, byColumn(rounded), outs[i], chunk - firstChunk[i], firstChunk[i + 1] - firstChunk[i],
+                    byColumnOut[worker]);
+            return;
+        }
         int r0 = (chunk - firstChunk[i]) * chunkRows[i];
         int r1 = Math.min(w.rows(), r0 + chunkRows[i]);
         if (rounded != null && batch == 1 && IntDots.preferred(w.type())) {
             intRows(w, rounded, outs[i], batch, r0, r1);
-            return;
-        }
-        if (broadcast && inPlace(w)) {
-            streamedTiles(w, byColumn(rounded), outs[i], chunk - firstChunk[i], firstChunk[i + 1] - firstChunk[i],
-                    byColumnOut[worker]);
             return;
         }
         float[] input = rounded == null ? x : rounded.dequantized;
@@ -443,10 +443,23 @@ final class MatmulTask implements ParallelTask {
                     (t - t0) * stride, tiles * stride);
         }
         for (int i = 0; i < runs; i++) {
-            for (int b = 0; b < byColumn.rows; b++) {
-                for (int t = 0, o = b * rows + t0 + i * run, from = i * tiles * stride + b; t < tiles;
-                     t++, from += stride) {
-                    out[o + t] = byColumnOut[from];
+            byColumnToRows(byColumnOut, i * tiles * stride, stride, out, rows, t0 + i * run, tiles, byColumn.rows);
+        }
+    }
+
+    /**
+     * Output rows {@code first .. first+count−1} of the broadcast tiles, row {@code first + t} by column at
+     * {@code byColumnOut[from + t·stride ..]}, into {@code out} by activation row ({@code activations} of them,
+     * {@code rows} outputs each). In blocks of 16 output rows: the 16 lines read for one activation row serve the
+     * next 15 from L1.
+     */
+    private static void byColumnToRows(float[] byColumnOut, int from, int stride, float[] out, int rows, int first,
+                                       int count, int activations) {
+        for (int block = 0; block < count; block += 16) {
+            int end = Math.min(count, block + 16);
+            for (int b = 0; b < activations; b++) {
+                for (int t = block, o = b * rows + first, at = from + block * stride + b; t < end; t++, at += stride) {
+                    out[o + t] = byColumnOut[at];
                 }
             }
         }
@@ -474,16 +487,7 @@ final class MatmulTask implements ParallelTask {
             }
             TiledMatmul.broadcastTile(buffer, cols, byColumn, byColumnOut, (r - r0) * stride);
         }
-        // in blocks of 16 output rows: the 16 lines read for one activation row serve the next 15 from L1
-        int rows = w.rows();
-        for (int block = r0; block < r; block += 16) {
-            int end = Math.min(r, block + 16);
-            for (int b = 0; b < byColumn.rows; b++) {
-                for (int t = block, o = b * rows, from = (block - r0) * stride + b; t < end; t++, from += stride) {
-                    out[o + t] = byColumnOut[from];
-                }
-            }
-        }
+        byColumnToRows(byColumnOut, 0, stride, out, w.rows(), r0, r - r0, byColumn.rows);
         tiles(w, x, out, byColumn.rows, r, r1, buffer);
     }
 
